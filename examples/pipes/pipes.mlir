@@ -1,0 +1,80 @@
+// A warp-specialized streaming kernel: the smallest program that exercises
+// every part of a pipe.
+//
+// Each CTA streams `n` rows of 256 floats. A one-warp producer copies row i
+// into the two fields of the `rows` pipe (lo = columns 0..127, hi = columns
+// 128..255); reader `left` scales the lo half, reader `right` the hi half,
+// and each writes its half of row i of the output. Each reader declared the
+// one field it reads, so the compiler can free the halves independently.
+//
+//   out[b*n + i, c] = in[b*n + i, c] * 2 + 1    for c <  128
+//   out[b*n + i, c] = in[b*n + i, c] * 3        for c >= 128
+//
+// Thread ids inside a partition count from 0 within that partition.
+
+#smem = #gpu.address_space<workgroup>
+
+func.func @pipes(%in: memref<?x256xf32>, %out: memref<?x256xf32>,
+                 %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c128 = arith.constant 128 : index
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  %b = gpu.block_id x
+  %first_row = arith.muli %b, %n : index
+
+  %lo = tle.shared_alloc : memref<2x128xf32, #smem>
+  %hi = tle.shared_alloc : memref<2x128xf32, #smem>
+  %rows = tle.pipe "rows" capacity 2
+      fields(lo = %lo : memref<2x128xf32, #smem>,
+             hi = %hi : memref<2x128xf32, #smem>)
+      readers(left = [lo], right = [hi])
+
+  tle.warp_specialize
+  default "left" warps(4) registers(232) {
+    %t = gpu.thread_id x
+    scf.for %i = %c0 to %n step %c1 {
+      %row = arith.addi %first_row, %i : index
+      %v = tle.wait %rows[%i : index] reader "left" -> memref<128xf32, #smem>
+      %x = memref.load %v[%t] : memref<128xf32, #smem>
+      tle.release %rows[%i : index] reader "left"
+      %y = arith.mulf %x, %two : f32
+      %z = arith.addf %y, %one : f32
+      memref.store %z, %out[%row, %t] : memref<?x256xf32>
+    }
+    tle.warp_yield
+  }
+  partition "right" warps(4) registers(232) {
+    %t = gpu.thread_id x
+    %col = arith.addi %t, %c128 : index
+    scf.for %i = %c0 to %n step %c1 {
+      %row = arith.addi %first_row, %i : index
+      %v = tle.wait %rows[%i : index] reader "right" -> memref<128xf32, #smem>
+      %x = memref.load %v[%t] : memref<128xf32, #smem>
+      tle.release %rows[%i : index] reader "right"
+      %y = arith.mulf %x, %three : f32
+      memref.store %y, %out[%row, %col] : memref<?x256xf32>
+    }
+    tle.warp_return
+  }
+  partition "producer" warps(1) registers(40) {
+    %t = gpu.thread_id x
+    %col = arith.muli %t, %c4 : index
+    %col_hi = arith.addi %col, %c128 : index
+    scf.for %i = %c0 to %n step %c1 {
+      %row = arith.addi %first_row, %i : index
+      %l, %h = tle.acquire %rows[%i : index]
+          -> memref<128xf32, #smem>, memref<128xf32, #smem>
+      %a = vector.load %in[%row, %col] : memref<?x256xf32>, vector<4xf32>
+      vector.store %a, %l[%col] : memref<128xf32, #smem>, vector<4xf32>
+      %d = vector.load %in[%row, %col_hi] : memref<?x256xf32>, vector<4xf32>
+      vector.store %d, %h[%col] : memref<128xf32, #smem>, vector<4xf32>
+      tle.commit %rows[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}

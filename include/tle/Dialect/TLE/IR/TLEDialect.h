@@ -1,0 +1,35 @@
+//===- TLEDialect.h - TLE dialect, types, attributes and ops ----*- C++ -*-===//
+
+#ifndef TLE_DIALECT_TLE_IR_TLEDIALECT_H
+#define TLE_DIALECT_TLE_IR_TLEDIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tle/Dialect/TLE/IR/TLEDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tle/Dialect/TLE/IR/TLETypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tle/Dialect/TLE/IR/TLEAttrs.h.inc"
+
+namespace mlir::tle {
+class PipeOp;
+/// Whether `memorySpace` denotes the CTA's shared memory: either
+/// `#gpu.address_space<workgroup>` or the NVPTX address space 3.
+bool isSharedMemorySpace(Attribute memorySpace);
+} // namespace mlir::tle
+
+#include "tle/Dialect/TLE/IR/TLEInterfaces.h.inc"
+
+#define GET_OP_CLASSES
+#include "tle/Dialect/TLE/IR/TLEOps.h.inc"
+
+#endif // TLE_DIALECT_TLE_IR_TLEDIALECT_H

@@ -1,0 +1,60 @@
+//===- TLEDialect.td - TLE dialect definition --------------*- tablegen -*-===//
+//
+// The `tle` dialect: declared producer/consumer pipes between the warp groups
+// of one CTA, and the op that places code on those warp groups.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DIALECT
+#define TLE_DIALECT
+
+include "mlir/IR/OpBase.td"
+
+def TLE_Dialect : Dialect {
+  let name = "tle";
+  let cppNamespace = "::mlir::tle";
+  let summary = "Warp-specialized kernels with declared shared-memory pipes";
+  let description = [{
+    TLE describes warp-specialized kernels for NVIDIA Hopper (sm_90a). A kernel
+    author states *what* is handed from one warp group to another and leaves
+    *how* it is synchronized to the compiler:
+
+    * `tle.warp_specialize` splits one CTA into partitions, each a region run
+      by its own warps with its own register budget.
+    * `tle.pipe` declares a typed edge between partitions: shared-memory
+      buffers ("fields") whose leading dimension is the pipe's capacity, and
+      the named readers that consume them.
+    * The writer partition brackets each slot with `tle.acquire` and
+      `tle.commit`; every reader brackets its use with `tle.wait` and
+      `tle.release`. Each of these ops names the logical iteration it is
+      working on; the compiler maps iterations to slots and phase parities.
+
+    From these declarations the compiler derives the mbarriers, their arrive
+    counts and transaction bytes, the parity used at each wait, the proxy
+    fences, the named barriers and the `setmaxnreg` register split. The
+    rationale is in docs/Rationale.md.
+  }];
+
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let extraClassDeclaration = [{
+    /// Named barrier 0 synchronizes the whole CTA (`bar.sync 0`); every
+    /// partition gets one of the remaining ids for its local barrier.
+    static constexpr unsigned kNumNamedBarriers = 16;
+    /// Registers in one SM's register file available to a CTA.
+    static constexpr unsigned kRegistersPerCTA = 65536;
+    /// `setmaxnreg` bounds and granularity (PTX ISA, setmaxnreg).
+    static constexpr unsigned kMinRegisters = 24;
+    static constexpr unsigned kMaxRegisters = 256;
+    static constexpr unsigned kRegisterGranule = 8;
+    static constexpr unsigned kWarpSize = 32;
+    static constexpr unsigned kWarpsPerWarpGroup = 4;
+    static constexpr unsigned kMaxWarpsPerCTA = 32;
+  }];
+}
+
+class TLE_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TLE_Dialect, mnemonic, traits>;
+
+#endif // TLE_DIALECT

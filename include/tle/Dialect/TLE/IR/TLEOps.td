@@ -1,0 +1,305 @@
+//===- TLEOps.td - TLE operations --------------------------*- tablegen -*-===//
+
+#ifndef TLE_OPS
+#define TLE_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "tle/Dialect/TLE/IR/TLEDialect.td"
+include "tle/Dialect/TLE/IR/TLETypes.td"
+include "tle/Dialect/TLE/IR/TLEAttrs.td"
+include "tle/Dialect/TLE/IR/TLEInterfaces.td"
+
+def TLE_SharedMemRef : MemRefOf<[AnyType]>;
+def TLE_Iteration : AnyTypeOf<[Index, I32], "index or i32">;
+def TLE_ReaderArrayAttr : TypedArrayAttrBase<TLE_ReaderAttr,
+    "array of pipe readers">;
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+def TLE_SharedAllocOp : TLE_Op<"shared_alloc",
+    [MemoryEffects<[MemAlloc<DefaultResource>]>]> {
+  let summary = "A statically shaped buffer in the CTA's shared memory";
+  let description = [{
+    Reserves a buffer in shared memory for the lifetime of the kernel. The
+    compiler places all such buffers in the kernel's dynamic shared memory
+    and gives each its offset; two pipes may bind the same buffer, which is
+    how a kernel lets two hand-offs share storage.
+
+    The type must be a statically shaped memref with the identity layout in
+    the workgroup address space (`#gpu.address_space<workgroup>` or `3`).
+
+    ```mlir
+    %kv = tle.shared_alloc : memref<2x64x576xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let results = (outs TLE_SharedMemRef:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pipes
+//===----------------------------------------------------------------------===//
+
+def TLE_PipeOp : TLE_Op<"pipe", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "Declares a producer/consumer edge over shared-memory slots";
+  let description = [{
+    Declares a ring of `capacity` slots. Each field binds a shared-memory
+    buffer whose leading dimension is the capacity, so that slot `s` of a
+    field is `buffer[s]`. One partition writes the pipe (`tle.acquire` /
+    `tle.commit`); every named reader is one partition that reads it
+    (`tle.wait` / `tle.release`). A reader may list the fields it reads; a
+    reader without a list reads every field.
+
+    A `one_shot` pipe is written exactly once (capacity 1): the writer
+    commits without acquiring and readers wait without releasing, so the
+    compiler creates no slot-free barrier for it. Its lifecycle ops take no
+    iteration value.
+
+    The compiler derives from the declaration and its uses the slot-full and
+    slot-free barriers, their arrive counts and transaction bytes, and the
+    parity at every wait. The pipe itself allocates nothing: its fields are
+    the buffers the author bound, and a buffer may be bound by several pipes.
+
+    Field and reader names are identifiers. The reader name `writer` is
+    reserved for the writing side, and the field names `full` and `free` for
+    the barriers (`kv.full`, `kv.free`) named in sync plans.
+
+    ```mlir
+    %kv = tle.pipe "kv" capacity 2
+        fields(kv_l = %l : memref<2x64x256xbf16, 3>,
+               kv_r = %r : memref<2x64x256xbf16, 3>)
+        readers(left = [kv_l], right = [kv_r]) : !tle.pipe
+    %q = tle.pipe "q" capacity 1 one_shot
+        fields(q = %qbuf : memref<1x64x576xbf16, 3>)
+        readers(left, right) : !tle.pipe
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$capacity,
+                       StrArrayAttr:$fieldNames,
+                       Variadic<TLE_SharedMemRef>:$buffers,
+                       TLE_ReaderArrayAttr:$readers, UnitAttr:$oneShot);
+  let results = (outs TLE_PipeType:$pipe);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumFields() { return getBuffers().size(); }
+    StringRef getFieldName(unsigned i) {
+      return cast<StringAttr>(getFieldNames()[i]).getValue();
+    }
+    /// Index of the field called `name`, if there is one.
+    std::optional<unsigned> lookupField(StringRef name);
+    /// The reader called `name`, or null.
+    ReaderAttr lookupReader(StringRef name);
+    /// Indices of the fields that `reader` reads, in declaration order.
+    SmallVector<unsigned> getReaderFields(ReaderAttr reader);
+    /// The type of one slot of field `i`: the buffer type without its
+    /// leading (capacity) dimension.
+    MemRefType getSlotType(unsigned i);
+  }];
+}
+
+class TLE_LifecycleOp<string mnemonic, list<Trait> traits = []>
+    : TLE_Op<mnemonic, !listconcat(traits, [
+        DeclareOpInterfaceMethods<TLE_PipeLifecycleOpInterface>])> {
+  let hasVerifier = 1;
+}
+
+def TLE_AcquireOp : TLE_LifecycleOp<"acquire"> {
+  let summary = "Writer: wait until the iteration's slot is free, then view it";
+  let description = [{
+    Blocks the writer partition until every reader has released the slot
+    that iteration `%iter` maps to on its previous lap (the first lap passes
+    at once), then returns a view of that slot for every field, in the
+    pipe's field order. Writes through the views become visible to readers
+    at the matching `tle.commit`.
+
+    The slot is `iter mod capacity`; the compiler derives the parity.
+    Not allowed on a `one_shot` pipe, which has no slot-free barrier.
+
+    ```mlir
+    %l, %r = tle.acquire %kv[%i : index]
+        -> memref<64x256xbf16, 3>, memref<64x256xbf16, 3>
+    ```
+  }];
+  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration);
+  let results = (outs Variadic<TLE_SharedMemRef>:$views);
+  let assemblyFormat = [{
+    $pipe (`[` $iteration^ `:` type($iteration) `]`)? attr-dict
+    (`->` type($views)^)?
+  }];
+}
+
+def TLE_CommitOp : TLE_LifecycleOp<"commit"> {
+  let summary = "Writer: publish the iteration's slot to the readers";
+  let description = [{
+    Marks the slot of iteration `%iter` as full: every write the writer
+    partition made to it since `tle.acquire` (by ordinary stores, cp.async or
+    TMA) becomes visible to each reader's `tle.wait` on the same iteration.
+    How the writers arrive on the barrier follows from how the slot was
+    written; the compiler chooses it and any proxy fence it needs.
+
+    ```mlir
+    tle.commit %kv[%i : index]
+    tle.commit %q
+    ```
+  }];
+  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration);
+  let assemblyFormat = [{
+    $pipe (`[` $iteration^ `:` type($iteration) `]`)? attr-dict
+  }];
+}
+
+def TLE_WaitOp : TLE_LifecycleOp<"wait"> {
+  let summary = "Reader: wait until the iteration's slot is full, then view it";
+  let description = [{
+    Blocks the partition of reader `reader` until the writer has committed
+    iteration `%iter`, then returns a view of the slot for each field the
+    reader declared, in the pipe's field order. The views may be used until
+    the matching `tle.release`. Between the two, the reader must not touch
+    the pipe's other fields.
+
+    ```mlir
+    %r = tle.wait %kv[%i : index] reader "right" -> memref<64x256xbf16, 3>
+    %qv = tle.wait %q reader "left" -> memref<64x576xbf16, 3>
+    ```
+  }];
+  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration,
+                       StrAttr:$reader);
+  let results = (outs Variadic<TLE_SharedMemRef>:$views);
+  let assemblyFormat = [{
+    $pipe (`[` $iteration^ `:` type($iteration) `]`)? `reader` $reader
+    attr-dict (`->` type($views)^)?
+  }];
+  let extraClassDeclaration = [{
+    /// The ops between this wait and the matching release in the same
+    /// block, or to the end of the block when there is none.
+    iterator_range<Block::iterator> getHoldRange();
+  }];
+}
+
+def TLE_ReleaseOp : TLE_LifecycleOp<"release"> {
+  let summary = "Reader: hand the iteration's slot back to the writer";
+  let description = [{
+    Declares that reader `reader` has finished with the slot of iteration
+    `%iter` (including reads by the tensor cores issued from it): once every
+    reader has released it, the writer's next `tle.acquire` of that slot
+    proceeds. Not allowed on a `one_shot` pipe.
+
+    ```mlir
+    tle.release %kv[%i : index] reader "right"
+    ```
+  }];
+  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration,
+                       StrAttr:$reader);
+  let assemblyFormat = [{
+    $pipe (`[` $iteration^ `:` type($iteration) `]`)? `reader` $reader
+    attr-dict
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Warp specialization
+//===----------------------------------------------------------------------===//
+
+def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
+    RecursiveMemoryEffects]> {
+  let summary = "Runs each region on its own warps of the CTA";
+  let description = [{
+    Splits the CTA into partitions. The `default` region and each `partition`
+    region run concurrently, each on its own warps, with an optional
+    register budget per thread that the compiler realizes with `setmaxnreg`.
+    Code before the op runs on every warp of the CTA. The partition regions
+    end in `tle.warp_return`, after which their warps exit; the default
+    region ends in `tle.warp_yield`, whose operands become the op's results,
+    and its warps continue with the code after the op.
+
+    Values defined above the op are used directly inside the regions
+    (implicit capture, as in `scf` regions): partitions run in the same
+    function, so nothing needs to be copied in.
+
+    Warps are placed in order: the default partition first, then each
+    partition at the next warp index that is a multiple of
+    `min(warps, 4)`. The CTA is a whole number of warp groups (4 warps).
+    `setmaxnreg` acts on a whole warp group, so partitions sharing a warp
+    group must request the same budget; the budgets, counted per warp group
+    of 128 threads, must fit in the 65,536 registers of the SM. Budgets are
+    multiples of 8 in 24..256; a partition without `registers(...)` lets the
+    compiler choose. A partition that issues warp-group MMA needs a multiple
+    of 4 warps. Each partition owns one named barrier (id 0 is the CTA's),
+    which bounds a CTA to 15 partitions.
+
+    ```mlir
+    tle.warp_specialize
+      default "consumer" warps(4) registers(232) {
+        tle.warp_yield
+      }
+      partition "producer" warps(4) registers(40) {
+        tle.warp_return
+      }
+    ```
+  }];
+  let arguments = (ins StrArrayAttr:$partitionNames,
+                       DenseI32ArrayAttr:$partitionNumWarps,
+                       DenseI32ArrayAttr:$requestedRegisters);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$defaultRegion,
+                        VariadicRegion<SizedRegion<1>>:$partitionRegions);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Partition 0 is the default region; partition i > 0 is
+    /// partitionRegions[i - 1].
+    unsigned getNumPartitions() { return getPartitionNumWarps().size(); }
+    Region &getPartitionRegion(unsigned i) {
+      return i == 0 ? getDefaultRegion() : getPartitionRegions()[i - 1];
+    }
+    /// The author's name for partition i, or "default" / "partition<i>".
+    std::string getPartitionLabel(unsigned i);
+    /// Registers requested by partition i, or std::nullopt.
+    std::optional<unsigned> getRequestedRegisters(unsigned i);
+    /// The partition (0 = default) of this op that contains `op`, if any.
+    std::optional<unsigned> getPartitionOf(Operation *op);
+  }];
+}
+
+def TLE_WarpYieldOp : TLE_Op<"warp_yield", [
+    Pure, Terminator, ReturnLike, HasParent<"WarpSpecializeOp">]> {
+  let summary = "Terminates the default region of tle.warp_specialize";
+  let description = [{
+    Ends the default partition's region; its operands become the results of
+    the enclosing `tle.warp_specialize`, available to the code after it,
+    which runs on the default partition's warps.
+
+    ```mlir
+    tle.warp_yield %acc : vector<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let hasVerifier = 1;
+}
+
+def TLE_WarpReturnOp : TLE_Op<"warp_return", [
+    Pure, Terminator, ReturnLike, HasParent<"WarpSpecializeOp">]> {
+  let summary = "Terminates a partition region of tle.warp_specialize";
+  let description = [{
+    Ends a non-default partition: its warps have no further work in the
+    kernel and exit.
+
+    ```mlir
+    tle.warp_return
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // TLE_OPS

@@ -1,0 +1,40 @@
+//===- WarpLayout.h - Placement of partitions on warps ----------*- C++ -*-===//
+//
+// Where each partition of a tle.warp_specialize runs. The verifier uses it
+// to check the register arithmetic; the lowering uses it to dispatch warps.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DIALECT_TLE_IR_WARPLAYOUT_H
+#define TLE_DIALECT_TLE_IR_WARPLAYOUT_H
+
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::tle {
+class WarpSpecializeOp;
+
+struct PartitionPlacement {
+  unsigned firstWarp;
+  unsigned numWarps;
+};
+
+struct WarpLayout {
+  /// One entry per partition, the default partition first.
+  llvm::SmallVector<PartitionPlacement> partitions;
+  /// Warps in the CTA: a whole number of warp groups.
+  unsigned numWarps = 0;
+  /// For each warp group, the partitions that run on it.
+  llvm::SmallVector<llvm::SmallVector<unsigned, 4>> warpGroupPartitions;
+
+  unsigned getNumWarpGroups() const { return warpGroupPartitions.size(); }
+  unsigned getNumThreads() const;
+};
+
+/// Places the partitions in order, each at the next warp index that is a
+/// multiple of min(warps, 4), and rounds the CTA up to whole warp groups.
+/// Expects positive power-of-two warp counts.
+WarpLayout computeWarpLayout(WarpSpecializeOp op);
+
+} // namespace mlir::tle
+
+#endif // TLE_DIALECT_TLE_IR_WARPLAYOUT_H

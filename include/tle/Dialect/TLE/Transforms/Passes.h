@@ -1,0 +1,18 @@
+//===- Passes.h - TLE dialect passes ----------------------------*- C++ -*-===//
+
+#ifndef TLE_DIALECT_TLE_TRANSFORMS_PASSES_H
+#define TLE_DIALECT_TLE_TRANSFORMS_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tle {
+
+#define GEN_PASS_DECL
+#include "tle/Dialect/TLE/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tle/Dialect/TLE/Transforms/Passes.h.inc"
+
+} // namespace mlir::tle
+
+#endif // TLE_DIALECT_TLE_TRANSFORMS_PASSES_H

@@ -1,0 +1,64 @@
+//===- TLEDialect.cpp - TLE dialect registration, types and attributes ----===//
+
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tle;
+
+#include "tle/Dialect/TLE/IR/TLEDialect.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tle/Dialect/TLE/IR/TLETypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tle/Dialect/TLE/IR/TLEAttrs.cpp.inc"
+
+#include "tle/Dialect/TLE/IR/TLEInterfaces.cpp.inc"
+
+#define GET_OP_CLASSES
+#include "tle/Dialect/TLE/IR/TLEOps.cpp.inc"
+
+void TLEDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tle/Dialect/TLE/IR/TLETypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tle/Dialect/TLE/IR/TLEAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tle/Dialect/TLE/IR/TLEOps.cpp.inc"
+      >();
+}
+
+bool tle::isSharedMemorySpace(Attribute memorySpace) {
+  if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace))
+    return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;
+  if (auto intSpace = dyn_cast_or_null<IntegerAttr>(memorySpace))
+    return intSpace.getInt() == 3;
+  return false;
+}
+
+bool ReaderAttr::readsField(StringRef field) const {
+  ArrayAttr fields = getFields();
+  return fields.empty() ||
+         llvm::any_of(fields.getAsValueRange<StringAttr>(),
+                      [&](StringRef f) { return f == field; });
+}
+
+PipeOp PipeLifecycleOpInterface::getPipeOp() {
+  return getPipe().getDefiningOp<PipeOp>();
+}
+
+std::string PipeLifecycleOpInterface::describeSide() {
+  if (StringAttr reader = getReaderAttr())
+    return ("reader '" + reader.getValue() + "'").str();
+  return "writer";
+}

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Dialect/TLE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,6 +14,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -21,13 +23,15 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::tle::registerTLEPasses();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::tle::TLEDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,
-                  mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
+                  mlir::nvgpu::NVGPUDialect, mlir::scf::SCFDialect,
+                  mlir::vector::VectorDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "TLE optimizer driver\n", registry));
 }

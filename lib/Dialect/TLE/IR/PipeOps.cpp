@@ -408,6 +408,20 @@ LogicalResult WaitOp::verify() {
   return verifyNoForeignFieldUse(*this, pipe, reader);
 }
 
+LogicalResult TMALoadOp::verify() {
+  MemRefType type = getDestination().getType();
+  if (!isSharedMemorySpace(type.getMemorySpace()))
+    return emitOpError("writes ")
+           << type << ", which is not in shared memory; TMA loads into a "
+           << "pipe slot";
+  if (!type.hasStaticShape())
+    return emitOpError("needs a statically shaped destination, got ") << type;
+  if (getCoordinates().empty() || getCoordinates().size() > 5)
+    return emitOpError("takes 1 to 5 coordinates, got ")
+           << getCoordinates().size();
+  return success();
+}
+
 LogicalResult ReleaseOp::verify() {
   PipeOp pipe = verifyLifecycleOp(*this);
   if (!pipe)

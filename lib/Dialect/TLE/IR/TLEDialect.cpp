@@ -11,6 +11,7 @@ using namespace mlir;
 using namespace mlir::tle;
 
 #include "tle/Dialect/TLE/IR/TLEDialect.cpp.inc"
+#include "tle/Dialect/TLE/IR/TLEEnums.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "tle/Dialect/TLE/IR/TLETypes.cpp.inc"

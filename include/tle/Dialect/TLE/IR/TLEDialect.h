@@ -4,6 +4,7 @@
 #define TLE_DIALECT_TLE_IR_TLEDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
@@ -13,6 +14,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h.inc"
+#include "tle/Dialect/TLE/IR/TLEEnums.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "tle/Dialect/TLE/IR/TLETypes.h.inc"

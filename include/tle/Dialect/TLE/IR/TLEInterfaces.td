@@ -18,6 +18,8 @@ def TLE_PipeLifecycleOpInterface : OpInterface<"PipeLifecycleOpInterface"> {
       "getPipe">,
     InterfaceMethod<"The logical iteration, or null for a one_shot pipe.",
       "::mlir::Value", "getIteration">,
+    InterfaceMethod<[{The slot index assigned by --tle-assign-pipe-phases,
+      or null.}], "::mlir::Value", "getSlot">,
     InterfaceMethod<[{The reader this op acts for, or null on the writer
       side.}], "::mlir::StringAttr", "getReaderAttr", (ins), [{}], [{
       return {};

@@ -8,6 +8,7 @@ include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Dialect/LLVMIR/LLVMTypes.td"
 include "tle/Dialect/TLE/IR/TLEDialect.td"
 include "tle/Dialect/TLE/IR/TLETypes.td"
 include "tle/Dialect/TLE/IR/TLEAttrs.td"
@@ -107,7 +108,7 @@ def TLE_PipeOp : TLE_Op<"pipe", [
 }
 
 class TLE_LifecycleOp<string mnemonic, list<Trait> traits = []>
-    : TLE_Op<mnemonic, !listconcat(traits, [
+    : TLE_Op<mnemonic, !listconcat(traits, [AttrSizedOperandSegments,
         DeclareOpInterfaceMethods<TLE_PipeLifecycleOpInterface>])> {
   let hasVerifier = 1;
 }
@@ -124,15 +125,21 @@ def TLE_AcquireOp : TLE_LifecycleOp<"acquire"> {
     The slot is `iter mod capacity`; the compiler derives the parity.
     Not allowed on a `one_shot` pipe, which has no slot-free barrier.
 
+    `--tle-assign-pipe-phases` adds `slot(%s)` and `parity(%p)`: the slot
+    index and the parity the op waits for on the slot-free barrier, which is
+    the inverse of the iteration's lap parity so that the first lap passes.
+
     ```mlir
     %l, %r = tle.acquire %kv[%i : index]
         -> memref<64x256xbf16, 3>, memref<64x256xbf16, 3>
     ```
   }];
-  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration);
+  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration,
+                       Optional<Index>:$slot, Optional<I1>:$parity);
   let results = (outs Variadic<TLE_SharedMemRef>:$views);
   let assemblyFormat = [{
-    $pipe (`[` $iteration^ `:` type($iteration) `]`)? attr-dict
+    $pipe (`[` $iteration^ `:` type($iteration) `]`)?
+    (`slot` `(` $slot^ `)`)? (`parity` `(` $parity^ `)`)? attr-dict
     (`->` type($views)^)?
   }];
 }
@@ -145,15 +152,18 @@ def TLE_CommitOp : TLE_LifecycleOp<"commit"> {
     TMA) becomes visible to each reader's `tle.wait` on the same iteration.
     How the writers arrive on the barrier follows from how the slot was
     written; the compiler chooses it and any proxy fence it needs.
+    `--tle-assign-pipe-phases` adds `slot(%s)`, the slot it arrives on.
 
     ```mlir
     tle.commit %kv[%i : index]
     tle.commit %q
     ```
   }];
-  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration);
+  let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration,
+                       Optional<Index>:$slot);
   let assemblyFormat = [{
-    $pipe (`[` $iteration^ `:` type($iteration) `]`)? attr-dict
+    $pipe (`[` $iteration^ `:` type($iteration) `]`)? (`slot` `(` $slot^ `)`)?
+    attr-dict
   }];
 }
 
@@ -166,17 +176,23 @@ def TLE_WaitOp : TLE_LifecycleOp<"wait"> {
     the matching `tle.release`. Between the two, the reader must not touch
     the pipe's other fields.
 
+    `--tle-assign-pipe-phases` adds `slot(%s)` and `parity(%p)`: the slot
+    index and the lap parity `(iter / capacity) & 1` the op waits for on the
+    slot-full barrier.
+
     ```mlir
     %r = tle.wait %kv[%i : index] reader "right" -> memref<64x256xbf16, 3>
     %qv = tle.wait %q reader "left" -> memref<64x576xbf16, 3>
     ```
   }];
   let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration,
-                       StrAttr:$reader);
+                       StrAttr:$reader, Optional<Index>:$slot,
+                       Optional<I1>:$parity);
   let results = (outs Variadic<TLE_SharedMemRef>:$views);
   let assemblyFormat = [{
     $pipe (`[` $iteration^ `:` type($iteration) `]`)? `reader` $reader
-    attr-dict (`->` type($views)^)?
+    (`slot` `(` $slot^ `)`)? (`parity` `(` $parity^ `)`)? attr-dict
+    (`->` type($views)^)?
   }];
   let extraClassDeclaration = [{
     /// The ops between this wait and the matching release in the same
@@ -192,17 +208,48 @@ def TLE_ReleaseOp : TLE_LifecycleOp<"release"> {
     `%iter` (including reads by the tensor cores issued from it): once every
     reader has released it, the writer's next `tle.acquire` of that slot
     proceeds. Not allowed on a `one_shot` pipe.
+    `--tle-assign-pipe-phases` adds `slot(%s)`, the slot it arrives on.
 
     ```mlir
     tle.release %kv[%i : index] reader "right"
     ```
   }];
   let arguments = (ins TLE_PipeType:$pipe, Optional<TLE_Iteration>:$iteration,
-                       StrAttr:$reader);
+                       StrAttr:$reader, Optional<Index>:$slot);
   let assemblyFormat = [{
     $pipe (`[` $iteration^ `:` type($iteration) `]`)? `reader` $reader
-    attr-dict
+    (`slot` `(` $slot^ `)`)? attr-dict
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Transports
+//===----------------------------------------------------------------------===//
+
+def TLE_TMALoadOp : TLE_Op<"tma_load"> {
+  let summary = "Copies a tile from global to shared memory with TMA";
+  let description = [{
+    Issues one bulk tensor copy (`cp.async.bulk.tensor`) of the box that
+    `tensorMap` describes, at `coordinates` (innermost first), into
+    `destination`, a view of a pipe slot. The copy completes on the slot's
+    full barrier: the compiler counts the destination's bytes into the
+    barrier's expected transaction bytes and issues the copy from one
+    thread. It must sit between the `tle.acquire` and `tle.commit` of the
+    slot it writes.
+
+    `tensorMap` points at a `CUtensorMap` passed to the kernel by value.
+
+    ```mlir
+    tle.tma_load %map[%x, %y] into %k : !llvm.ptr, memref<64x64xbf16, 3>
+    ```
+  }];
+  let arguments = (ins LLVM_AnyPointer:$tensorMap, Variadic<I32>:$coordinates,
+                       TLE_SharedMemRef:$destination);
+  let assemblyFormat = [{
+    $tensorMap `[` $coordinates `]` `into` $destination attr-dict `:`
+    type($tensorMap) `,` type($destination)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

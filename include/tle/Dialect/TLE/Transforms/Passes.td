@@ -5,4 +5,168 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
+  let summary = "Checks the pipe protocol of every kernel before lowering";
+  let description = [{
+    Proves, before any barrier exists, that the pipes of each
+    `tle.warp_specialize` are used consistently:
+
+    * every lifecycle op sits in a partition; each pipe has exactly one
+      writer partition and each reader name exactly one partition, distinct
+      from the writer; a `one_shot` pipe is committed exactly once;
+    * every thread of a partition reaches its lifecycle ops (none sits under
+      a branch on the thread id);
+    * on every path through `scf.for`, `scf.while` and `scf.if`, each
+      `acquire` is followed by the `commit` of the same iteration and each
+      `wait` by the `release` of the same iteration, before the loop
+      iteration or the partition ends, and no slot view is used after;
+    * where loop bounds are constants or the same SSA values, the writer
+      commits as many iterations as each reader waits for;
+    * no deadlock is certain: the partitions are executed symbolically
+      against the barrier semantics (constant trip counts, and small values
+      for symbolic ones), and a state where every unfinished partition
+      blocks is reported with the cycle of waits, including a side that
+      holds more slots than the capacity.
+
+    Before (the left reader never releases on the else path):
+
+    ```mlir
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %kv[%i : index] reader "left" -> memref<64xf32, 3>
+      scf.if %c {
+        tle.release %kv[%i : index] reader "left"
+      }
+    }
+    ```
+
+    After: an error at the `scf.if` — "reader 'left' of pipe 'kv' holds
+    iteration %i on one path of this scf.if but not on the other". The pass
+    changes nothing in valid IR.
+  }];
+  let dependentDialects = [];
+}
+
+def TLEInferArriveCounts : Pass<"tle-infer-arrive-counts"> {
+  let summary = "Derives each pipe's barriers, arrive counts and tx bytes";
+  let description = [{
+    For every `tle.pipe` used in a `tle.warp_specialize`, writes the
+    `tle.barriers` attribute: one slot-full barrier and one slot-free
+    barrier per group of fields read by the same readers (none for
+    `one_shot`), each with its arrive count, transaction bytes, arrive form,
+    proxy fence, arriving and waiting partitions.
+
+    The writer's transport decides the full barrier: TMA (`tle.tma_load`)
+    arrives once with `expect_tx` of the bytes copied per slot; cp.async
+    (`nvgpu.device_async_copy`) arrives with one `.noinc` arrive per writer
+    thread; ordinary stores arrive once per writer thread (or once per
+    partition after its named barrier with `generic-arrive=elected`);
+    cp.async mixed with ordinary stores arrives both ways per thread. TMA
+    mixed with another transport is rejected. Each free barrier counts one
+    arrive per thread of each reader partition of its fields (or one per
+    partition with `generic-arrive=elected`). Splitting the free barrier by
+    field groups lets the writer refill the fields one reader has released
+    while another still reads its own.
+
+    Before:
+
+    ```mlir
+    %rows = tle.pipe "rows" capacity 2 fields(lo = %lo : memref<2x128xf32, 3>,
+        hi = %hi : memref<2x128xf32, 3>) readers(left = [lo], right = [hi])
+    ```
+
+    After (writer: one warp of ordinary stores; readers: 4 warps each):
+
+    ```mlir
+    %rows = tle.pipe "rows" capacity 2 fields(...) readers(...) {tle.barriers = [
+      #tle.barrier<full, fields = ["lo", "hi"], count = 32, tx_bytes = 0,
+                   arrive = per_thread, fence = false,
+                   arrivers = ["producer"], waiters = ["left", "right"]>,
+      #tle.barrier<free, fields = ["lo"], count = 128, tx_bytes = 0,
+                   arrive = per_thread, fence = false,
+                   arrivers = ["left"], waiters = ["producer"]>,
+      #tle.barrier<free, fields = ["hi"], count = 128, tx_bytes = 0,
+                   arrive = per_thread, fence = false,
+                   arrivers = ["right"], waiters = ["producer"]>]}
+    ```
+  }];
+  let options = [
+    Option<"genericArrive", "generic-arrive", "std::string", "\"per-thread\"",
+           "How ordinary-store commits and all releases arrive: "
+           "'per-thread' or 'elected' (one thread after the partition's "
+           "named barrier)">,
+  ];
+}
+
+def TLEAssignPipePhases : Pass<"tle-assign-pipe-phases"> {
+  let summary = "Materializes the slot and parity of every lifecycle op";
+  let description = [{
+    Gives each lifecycle op its slot, `iter mod capacity`, and gives
+    `tle.acquire` and `tle.wait` the parity they wait for: the lap parity
+    `(iter / capacity) & 1` for a wait, its inverse for an acquire (so the
+    writer's first lap passes the not-yet-completed free barrier). A
+    `one_shot` pipe uses slot 0 and parity 0.
+
+    When the iteration is the induction variable of an enclosing `scf.for`
+    with a constant step, the slot and lap parity are carried as loop
+    `iter_args` and advanced each iteration (no division in the loop);
+    otherwise they are computed from the iteration value. Iteration values
+    are taken as non-negative.
+
+    Before:
+
+    ```mlir
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %kv[%i : index] reader "left" -> memref<64xf32, 3>
+      tle.release %kv[%i : index] reader "left"
+    }
+    ```
+
+    After (capacity 2):
+
+    ```mlir
+    %r:2 = scf.for %i = %c0 to %n step %c1
+        iter_args(%slot = %c0, %lap = %false) -> (index, i1) {
+      %v = tle.wait %kv[%i : index] reader "left" slot(%slot) parity(%lap)
+          -> memref<64xf32, 3>
+      tle.release %kv[%i : index] reader "left" slot(%slot)
+      %next = arith.addi %slot, %c1 : index
+      %wrap = arith.cmpi uge, %next, %c2 : index
+      ...
+      scf.yield %next_slot, %next_lap : index, i1
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TLESyncPlan : Pass<"tle-sync-plan"> {
+  let summary = "Prints what the compiler derived for each kernel";
+  let description = [{
+    Prints, for each `tle.warp_specialize`, a table a kernel author can read:
+    the partitions with their warps, threads, first warp, register budget
+    (requested or derived) and named barrier, with the CTA's register total;
+    the pipes with their fields and bytes per slot; every barrier from
+    `--tle-infer-arrive-counts` with its arrive count, transaction bytes,
+    arrive form, arriving and waiting partitions; and the shared-memory
+    footprint of the buffers and barriers (before alignment). With
+    `json=true` the same content is printed as JSON. The IR is unchanged.
+
+    Example output:
+
+    ```
+    sync plan for @pipes
+    partitions: 3 warp groups, 384 threads, 64512 of 65536 registers
+      #  partition  warps  first warp  registers    named barrier
+      0  left       4      0           232          1
+      ...
+    ```
+  }];
+  let options = [
+    Option<"json", "json", "bool", "false", "Print the plan as JSON">,
+    Option<"outputFile", "output", "std::string", "\"-\"",
+           "Where to print the plan ('-' for stdout)">,
+  ];
+}
+
 #endif // TLE_DIALECT_TLE_TRANSFORMS_PASSES

@@ -1,0 +1,75 @@
+//===- PipeUsage.h - Who uses each pipe, and how ----------------*- C++ -*-===//
+//
+// The facts every sync pass starts from: which partition of a
+// tle.warp_specialize writes each pipe, which partition each reader runs on,
+// how the writer fills the slots (its transport) and whether a reader hands
+// them to the async proxy.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PIPEUSAGE_H
+#define TLE_DIALECT_TLE_ANALYSIS_PIPEUSAGE_H
+
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::tle {
+
+/// How a writer puts data into a slot.
+enum class Transport {
+  /// Ordinary shared-memory stores from registers (generic proxy).
+  Generic,
+  /// Non-bulk cp.async copies from global memory.
+  CpAsync,
+  /// Bulk tensor copies (TMA) that complete on an mbarrier (async proxy).
+  TMA,
+};
+
+StringRef stringifyTransport(Transport transport);
+
+/// The lifecycle ops of one pipe within one tle.warp_specialize, grouped by
+/// the partition they sit in.
+struct PipeUsage {
+  PipeOp pipe;
+  /// Lifecycle ops per partition index, in program order.
+  llvm::MapVector<unsigned, SmallVector<PipeLifecycleOpInterface>>
+      opsByPartition;
+  /// Lifecycle ops outside every partition region.
+  SmallVector<PipeLifecycleOpInterface> stray;
+
+  /// The partition of the first writer-side op, if any.
+  std::optional<unsigned> getWriterPartition() const;
+  /// The partition of the first op of `reader`, if any.
+  std::optional<unsigned> getReaderPartition(StringRef reader) const;
+};
+
+/// The pipes that `ws` uses, in the order their declarations appear.
+SmallVector<PipeUsage> collectPipeUsages(WarpSpecializeOp ws);
+
+/// The ops (nested ones included) that write the slot views of `acquire`
+/// before its matching commit, with the transport of each and the field it
+/// writes. Views are followed through view-like ops.
+struct SlotWrite {
+  Operation *op;
+  unsigned field;
+  Transport transport;
+};
+SmallVector<SlotWrite> collectSlotWrites(AcquireOp acquire);
+
+/// Whether `view` (or a view derived from it) is read through the async
+/// proxy (tensor-core descriptors, TMA stores) by some user.
+bool isReadByAsyncProxy(Value view);
+
+/// The commit that closes `acquire`: the next tle.commit of the same pipe
+/// and iteration in the same block, or null.
+CommitOp findMatchingCommit(AcquireOp acquire);
+
+/// Whether two iteration values certainly denote the same iteration: the
+/// same SSA value, equal constants, or both absent (one_shot).
+bool isSameIteration(Value a, Value b);
+
+} // namespace mlir::tle
+
+#endif // TLE_DIALECT_TLE_ANALYSIS_PIPEUSAGE_H

@@ -1,0 +1,162 @@
+//===- PipeUsage.cpp - Who uses each pipe, and how ------------------------===//
+
+#include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::tle;
+
+StringRef tle::stringifyTransport(Transport transport) {
+  switch (transport) {
+  case Transport::Generic:
+    return "ordinary stores";
+  case Transport::CpAsync:
+    return "cp.async";
+  case Transport::TMA:
+    return "TMA";
+  }
+  llvm_unreachable("unknown transport");
+}
+
+std::optional<unsigned> PipeUsage::getWriterPartition() const {
+  for (auto &[partition, ops] : opsByPartition)
+    if (llvm::any_of(
+            ops, [](PipeLifecycleOpInterface op) { return op.isWriterSide(); }))
+      return partition;
+  return std::nullopt;
+}
+
+std::optional<unsigned> PipeUsage::getReaderPartition(StringRef reader) const {
+  for (auto &[partition, ops] : opsByPartition)
+    if (llvm::any_of(ops, [&](PipeLifecycleOpInterface op) {
+          StringAttr name = op.getReaderAttr();
+          return name && name.getValue() == reader;
+        }))
+      return partition;
+  return std::nullopt;
+}
+
+SmallVector<PipeUsage> tle::collectPipeUsages(WarpSpecializeOp ws) {
+  llvm::MapVector<Operation *, PipeUsage> usages;
+  auto record = [&](PipeLifecycleOpInterface op) {
+    PipeOp pipe = op.getPipeOp();
+    if (!pipe)
+      return;
+    PipeUsage &usage = usages[pipe];
+    usage.pipe = pipe;
+    if (std::optional<unsigned> partition = ws.getPartitionOf(op))
+      usage.opsByPartition[*partition].push_back(op);
+    else
+      usage.stray.push_back(op);
+  };
+  ws->walk([&](PipeLifecycleOpInterface op) { record(op); });
+  // Lifecycle ops after the op run on the default partition's warps, but a
+  // pipe is an edge between partitions: treat them as stray.
+  for (Operation *op = ws->getNextNode(); op; op = op->getNextNode())
+    op->walk([&](PipeLifecycleOpInterface lifecycle) {
+      if (PipeOp pipe = lifecycle.getPipeOp(); pipe && usages.contains(pipe))
+        usages[pipe].stray.push_back(lifecycle);
+    });
+  // Report pipes in the order they are declared.
+  SmallVector<PipeUsage> result;
+  Operation *scope = ws->getParentOp() ? ws->getParentOp() : ws.getOperation();
+  scope->walk([&](PipeOp pipe) {
+    auto it = usages.find(pipe);
+    if (it != usages.end())
+      result.push_back(std::move(it->second));
+  });
+  return result;
+}
+
+bool tle::isSameIteration(Value a, Value b) {
+  if (a == b)
+    return true;
+  if (!a || !b)
+    return false;
+  APInt x, y;
+  return matchPattern(a, m_ConstantInt(&x)) &&
+         matchPattern(b, m_ConstantInt(&y)) &&
+         x.getZExtValue() == y.getZExtValue();
+}
+
+CommitOp tle::findMatchingCommit(AcquireOp acquire) {
+  for (Operation *op = acquire->getNextNode(); op; op = op->getNextNode()) {
+    auto commit = dyn_cast<CommitOp>(op);
+    if (commit && commit.getPipe() == acquire.getPipe() &&
+        isSameIteration(commit.getIteration(), acquire.getIteration()))
+      return commit;
+  }
+  return {};
+}
+
+/// `view` and every memref derived from it through view-like ops.
+static SmallVector<Value> getAliases(Value view) {
+  llvm::SetVector<Value> aliases;
+  aliases.insert(view);
+  for (unsigned i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers())
+      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user))
+        if (viewLike.getViewSource() == aliases[i])
+          aliases.insert(viewLike->getResults().begin(),
+                         viewLike->getResults().end());
+  return aliases.takeVector();
+}
+
+/// The transport by which `user` writes `memref`, if it writes it.
+static std::optional<Transport> getWriteTransport(Operation *user,
+                                                  Value memref) {
+  if (auto tma = dyn_cast<TMALoadOp>(user))
+    return tma.getDestination() == memref ? std::optional(Transport::TMA)
+                                          : std::nullopt;
+  if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(user))
+    return copy.getDst() == memref ? std::optional(Transport::CpAsync)
+                                   : std::nullopt;
+  if (isa<ViewLikeOpInterface>(user))
+    return std::nullopt;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+  // An op that does not say what it does to memory may write it.
+  if (!effects)
+    return Transport::Generic;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffectsOnValue(memref, instances);
+  if (llvm::any_of(instances, [](const MemoryEffects::EffectInstance &e) {
+        return isa<MemoryEffects::Write>(e.getEffect());
+      }))
+    return Transport::Generic;
+  return std::nullopt;
+}
+
+SmallVector<SlotWrite> tle::collectSlotWrites(AcquireOp acquire) {
+  CommitOp commit = findMatchingCommit(acquire);
+  Block *block = acquire->getBlock();
+  auto inWindow = [&](Operation *user) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    return ancestor && acquire->isBeforeInBlock(ancestor) &&
+           (!commit || ancestor->isBeforeInBlock(commit));
+  };
+  SmallVector<SlotWrite> writes;
+  for (auto [field, view] : llvm::enumerate(acquire.getViews()))
+    for (Value alias : getAliases(view))
+      for (Operation *user : alias.getUsers())
+        if (inWindow(user))
+          if (std::optional<Transport> transport =
+                  getWriteTransport(user, alias))
+            writes.push_back({user, static_cast<unsigned>(field), *transport});
+  return writes;
+}
+
+bool tle::isReadByAsyncProxy(Value view) {
+  for (Value alias : getAliases(view))
+    for (Operation *user : alias.getUsers())
+      if (isa<nvgpu::WarpgroupGenerateDescriptorOp, nvgpu::TmaAsyncStoreOp>(
+              user))
+        return true;
+  return false;
+}

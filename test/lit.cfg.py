@@ -8,11 +8,11 @@ import lit.formats
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
-config.name = "TLE"
+config.name = "TLE " + config.tle_suite
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.test_source_root = os.path.dirname(__file__)
-config.test_exec_root = os.path.join(config.tle_obj_root, "test")
+config.test_source_root = os.path.join(config.tle_src_root, config.tle_suite)
+config.test_exec_root = os.path.join(config.tle_obj_root, config.tle_suite)
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
                    "lit.site.cfg.py"]
 

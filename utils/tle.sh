@@ -34,10 +34,15 @@ configure_and_build() {
   ninja -C "$build" "$@"
 }
 
+# The main job: derive the synchronization of every shipped example and
+# print its sync plan.
 run_main_job() {
-  local example=$root/examples/pipes/pipes.mlir
-  echo "== tle-opt: $example"
-  "$build/bin/tle-opt" "$example"
+  local example
+  for example in "$root"/examples/*/*.mlir; do
+    echo "== ${example#$root/}"
+    "$build/bin/tle-opt" "$example" --tle-derive-sync --tle-sync-plan \
+      -o /dev/null
+  done
 }
 
 # Runs the lit suite and ends with a plain "N passed, N failed" line.
@@ -45,7 +50,7 @@ run_tests() {
   local log
   log=$(mktemp)
   local status=0
-  "$llvm/bin/lit" -sv "$build/test" | tee "$log" || status=$?
+  "$llvm/bin/lit" -sv "$build/test" "$build/examples" | tee "$log" || status=$?
   local passed failed
   passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log")
   failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log")

@@ -1,3 +1,5 @@
+// RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+//
 // A warp-specialized streaming kernel: the smallest program that exercises
 // every part of a pipe.
 //
@@ -13,6 +15,24 @@
 // Thread ids inside a partition count from 0 within that partition.
 
 #smem = #gpu.address_space<workgroup>
+
+// What the compiler derives for this kernel: every number below is pinned.
+//      CHECK:sync plan for @pipes
+// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 65536 registers
+// CHECK-NEXT:  partition  warps  first warp  registers  named barrier
+// CHECK-NEXT:  left       4      0           232        1
+// CHECK-NEXT:  right      4      4           232        2
+// CHECK-NEXT:  producer   1      8           40         3
+// CHECK-NEXT:pipes:
+// CHECK-NEXT:  pipe  capacity  field  slot     bytes/slot
+// CHECK-NEXT:  rows  2         lo     128xf32  512
+// CHECK-NEXT:                  hi     128xf32  512
+// CHECK-NEXT:barriers (one mbarrier per slot):
+// CHECK-NEXT:  barrier       slots  count  tx bytes  arrive      fence  arrives   waits
+// CHECK-NEXT:  rows.full     2      32     0         per_thread  no     producer  left, right
+// CHECK-NEXT:  rows.free.lo  2      128    0         per_thread  no     left      producer
+// CHECK-NEXT:  rows.free.hi  2      128    0         per_thread  no     right     producer
+// CHECK-NEXT:shared memory: 2048 B of buffers + 48 B of barriers = 2096 B (before alignment)
 
 func.func @pipes(%in: memref<?x256xf32>, %out: memref<?x256xf32>,
                  %n: index) {

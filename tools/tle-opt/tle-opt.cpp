@@ -24,6 +24,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::tle::registerTLEPasses();
+  mlir::tle::registerTLEPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::tle::TLEDialect, mlir::arith::ArithDialect,

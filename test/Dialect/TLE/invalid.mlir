@@ -189,7 +189,7 @@ func.func @acquire_view_count(%i: index) {
 func.func @wait_view_type(%i: index) {
   %a = tle.shared_alloc : memref<2x64xf32, 3>
   %b = tle.shared_alloc : memref<2x8xi32, 3>
-  %p = tle.pipe "kv" capacity 2 fields(x = %a : memref<2x64xf32, 3>, y = %b : memref<2x8xi32, 3>) readers(r = [y])
+  %p = tle.pipe "kv" capacity 2 fields(x = %a : memref<2x64xf32, 3>, y = %b : memref<2x8xi32, 3>) readers(r = [y], s = [x])
   // expected-error @+1 {{returns 'memref<64xf32, 3>' for field 'y' of pipe 'kv', whose slot type is 'memref<8xi32, 3>'}}
   %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
   return
@@ -382,3 +382,10 @@ partition warps(4) {
 
 // expected-error @+1 {{'tle.warp_yield' op expects parent op 'tle.warp_specialize'}}
 tle.warp_yield
+
+// -----
+
+%a = tle.shared_alloc : memref<2x64xf32, 3>
+%b = tle.shared_alloc : memref<2x64xf32, 3>
+// expected-error @+1 {{field 'y' of pipe 'kv' is read by no reader; drop it or list it in a reader's fields}}
+%p = tle.pipe "kv" capacity 2 fields(x = %a : memref<2x64xf32, 3>, y = %b : memref<2x64xf32, 3>) readers(r = [x])

@@ -75,6 +75,24 @@ SmallVector<PipeUsage> tle::collectPipeUsages(WarpSpecializeOp ws) {
   return result;
 }
 
+SmallVector<FieldGroup> tle::groupFieldsByReaders(PipeOp pipe) {
+  auto readers = llvm::to_vector(pipe.getReaders().getAsRange<ReaderAttr>());
+  SmallVector<FieldGroup> groups;
+  for (unsigned f = 0, e = pipe.getNumFields(); f < e; ++f) {
+    SmallVector<unsigned> readSet;
+    for (auto [i, reader] : llvm::enumerate(readers))
+      if (reader.readsField(pipe.getFieldName(f)))
+        readSet.push_back(i);
+    auto *group = llvm::find_if(
+        groups, [&](const FieldGroup &g) { return g.readers == readSet; });
+    if (group == groups.end())
+      groups.push_back({{f}, readSet});
+    else
+      group->fields.push_back(f);
+  }
+  return groups;
+}
+
 bool tle::isSameIteration(Value a, Value b) {
   if (a == b)
     return true;
@@ -133,23 +151,46 @@ static std::optional<Transport> getWriteTransport(Operation *user,
   return std::nullopt;
 }
 
-SmallVector<SlotWrite> tle::collectSlotWrites(AcquireOp acquire) {
-  CommitOp commit = findMatchingCommit(acquire);
-  Block *block = acquire->getBlock();
-  auto inWindow = [&](Operation *user) {
-    Operation *ancestor = block->findAncestorOpInBlock(*user);
-    return ancestor && acquire->isBeforeInBlock(ancestor) &&
-           (!commit || ancestor->isBeforeInBlock(commit));
-  };
+/// The writes to `fields` (and views of them) by ops that `inWindow` accepts.
+static SmallVector<SlotWrite>
+collectWrites(ValueRange fields, function_ref<bool(Operation *)> inWindow) {
   SmallVector<SlotWrite> writes;
-  for (auto [field, view] : llvm::enumerate(acquire.getViews()))
+  for (auto [field, view] : llvm::enumerate(fields))
     for (Value alias : getAliases(view))
       for (Operation *user : alias.getUsers())
         if (inWindow(user))
           if (std::optional<Transport> transport =
                   getWriteTransport(user, alias))
-            writes.push_back({user, static_cast<unsigned>(field), *transport});
+            writes.push_back(
+                {user, alias, static_cast<unsigned>(field), *transport});
   return writes;
+}
+
+SmallVector<SlotWrite> tle::collectSlotWrites(AcquireOp acquire) {
+  CommitOp commit = findMatchingCommit(acquire);
+  Block *block = acquire->getBlock();
+  return collectWrites(acquire.getViews(), [&](Operation *user) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    return ancestor && acquire->isBeforeInBlock(ancestor) &&
+           (!commit || ancestor->isBeforeInBlock(commit));
+  });
+}
+
+SmallVector<SlotWrite> tle::collectOneShotWrites(CommitOp commit) {
+  auto ws = commit->getParentOfType<WarpSpecializeOp>();
+  std::optional<unsigned> partition =
+      ws ? ws.getPartitionOf(commit) : std::nullopt;
+  if (!partition)
+    return {};
+  Region &region = ws.getPartitionRegion(*partition);
+  PipeOp pipe =
+      cast<PipeLifecycleOpInterface>(commit.getOperation()).getPipeOp();
+  return collectWrites(pipe.getBuffers(), [&](Operation *user) {
+    if (!region.isAncestor(user->getParentRegion()))
+      return false;
+    Operation *ancestor = commit->getBlock()->findAncestorOpInBlock(*user);
+    return !ancestor || ancestor->isBeforeInBlock(commit);
+  });
 }
 
 bool tle::isReadByAsyncProxy(Value view) {

@@ -257,6 +257,14 @@ LogicalResult PipeOp::verify() {
                << field.getValue() << "' twice";
     }
   }
+  for (unsigned i = 0, e = getNumFields(); i < e; ++i)
+    if (llvm::none_of(getReaders().getAsRange<ReaderAttr>(), [&](ReaderAttr r) {
+          return r.readsField(getFieldName(i));
+        }))
+      return emitOpError("field '")
+             << getFieldName(i) << "' of pipe '" << name
+             << "' is read by no reader; drop it or list it in a reader's "
+                "fields";
   return success();
 }
 

@@ -39,6 +39,20 @@ void TLEDialect::initialize() {
       >();
 }
 
+LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != kBarriersAttrName)
+    return op->emitError("unknown TLE attribute '") << attr.getName() << "'";
+  if (!isa<PipeOp>(op))
+    return op->emitError("'") << kBarriersAttrName << "' belongs on tle.pipe";
+  auto barriers = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!barriers || barriers.empty() ||
+      !llvm::all_of(barriers, llvm::IsaPred<BarrierAttr>))
+    return op->emitError("'") << kBarriersAttrName
+                              << "' must be a non-empty array of #tle.barrier";
+  return success();
+}
+
 bool tle::isSharedMemorySpace(Attribute memorySpace) {
   if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace))
     return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;

@@ -39,7 +39,36 @@ WarpLayout tle::computeWarpLayout(WarpSpecializeOp op) {
     for (unsigned g = firstGroup; g <= lastGroup; ++g)
       layout.warpGroupPartitions[g].push_back(i);
   }
+  for (ArrayRef<unsigned> partitions : layout.warpGroupPartitions) {
+    unsigned requested = 0;
+    for (unsigned p : partitions)
+      if (!requested)
+        requested = op.getRequestedRegisters(p).value_or(0);
+    layout.requestedRegisters.push_back(requested);
+  }
   return layout;
+}
+
+SmallVector<unsigned> tle::deriveWarpGroupRegisters(const WarpLayout &layout) {
+  unsigned threadsPerGroup =
+      TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
+  unsigned perThreadPool = TLEDialect::kRegistersPerCTA / threadsPerGroup;
+  unsigned requestedSum = 0, unrequested = 0;
+  for (unsigned registers : layout.requestedRegisters) {
+    requestedSum += registers;
+    unrequested += registers == 0;
+  }
+  unsigned share = TLEDialect::kMinRegisters;
+  if (unrequested && perThreadPool > requestedSum) {
+    share = (perThreadPool - requestedSum) / unrequested;
+    share -= share % TLEDialect::kRegisterGranule;
+    share = std::clamp<unsigned>(share, TLEDialect::kMinRegisters,
+                                 TLEDialect::kMaxRegisters);
+  }
+  SmallVector<unsigned> budgets;
+  for (unsigned registers : layout.requestedRegisters)
+    budgets.push_back(registers ? registers : share);
+  return budgets;
 }
 
 //===----------------------------------------------------------------------===//
@@ -145,30 +174,27 @@ void WarpSpecializeOp::print(OpAsmPrinter &p) {
 }
 
 /// setmaxnreg acts on whole warp groups: every partition placed on a warp
-/// group must agree on its budget. Returns the budget of each warp group
-/// (0 where none is requested).
-static FailureOr<SmallVector<unsigned>>
-getWarpGroupBudgets(WarpSpecializeOp op, const WarpLayout &layout) {
-  SmallVector<unsigned> budgets;
+/// group must agree on its budget.
+static LogicalResult verifyWarpGroupBudgets(WarpSpecializeOp op,
+                                            const WarpLayout &layout) {
   for (auto [group, partitions] : llvm::enumerate(layout.warpGroupPartitions)) {
-    unsigned budget = 0;
     std::optional<unsigned> owner;
     for (unsigned p : partitions) {
       std::optional<unsigned> requested = op.getRequestedRegisters(p);
       if (!requested)
         continue;
-      if (owner && *requested != budget)
+      std::optional<unsigned> ownerBudget =
+          owner ? op.getRequestedRegisters(*owner) : std::nullopt;
+      if (ownerBudget && *requested != *ownerBudget)
         return op.emitOpError("partitions '")
                << op.getPartitionLabel(*owner) << "' and '"
                << op.getPartitionLabel(p) << "' share warp group " << group
-               << " but request " << budget << " and " << *requested
+               << " but request " << *ownerBudget << " and " << *requested
                << " registers; setmaxnreg sets one budget per warp group";
       owner = p;
-      budget = *requested;
     }
-    budgets.push_back(budget);
   }
-  return budgets;
+  return success();
 }
 
 LogicalResult WarpSpecializeOp::verify() {
@@ -219,8 +245,7 @@ LogicalResult WarpSpecializeOp::verify() {
            << layout.numWarps << " warps (" << layout.getNumThreads()
            << " threads) but a CTA holds at most "
            << TLEDialect::kMaxWarpsPerCTA << " warps";
-  FailureOr<SmallVector<unsigned>> budgets = getWarpGroupBudgets(*this, layout);
-  if (failed(budgets))
+  if (failed(verifyWarpGroupBudgets(*this, layout)))
     return failure();
   // Unrequested warp groups count at the smallest budget setmaxnreg allows:
   // whatever the compiler picks for them, it cannot be less.
@@ -228,7 +253,7 @@ LogicalResult WarpSpecializeOp::verify() {
       TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
   unsigned total = 0;
   std::string breakdown;
-  for (auto [group, budget] : llvm::enumerate(*budgets)) {
+  for (auto [group, budget] : llvm::enumerate(layout.requestedRegisters)) {
     unsigned registers = budget ? budget : TLEDialect::kMinRegisters;
     total += registers * threadsPerGroup;
     breakdown += (group ? ", " : "") + std::string("warp group ") +

@@ -1,11 +1,22 @@
-//===- SyncPlan.cpp
-//---------------------------------------------------------===//
+//===- SyncPlan.cpp - Print what the compiler derived for each kernel -----===//
+//
+// The report a kernel author reads: partitions and their register split,
+// pipes and their slots, every barrier with its count and who arrives and
+// waits, and the shared-memory footprint. Text tables or JSON.
+//
+//===----------------------------------------------------------------------===//
 
+#include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#define DEBUG_TYPE "tle-sync-plan"
 
 namespace mlir::tle {
 #define GEN_PASS_DEF_TLESYNCPLAN
@@ -16,8 +27,295 @@ using namespace mlir;
 using namespace mlir::tle;
 
 namespace {
-struct TLESyncPlanPass : tle::impl::TLESyncPlanBase<TLESyncPlanPass> {
-  using Base::Base;
-  void runOnOperation() override {}
+
+struct PartitionRow {
+  std::string name;
+  unsigned warps, firstWarp, registers, namedBarrier;
+  bool requested;
 };
+
+struct FieldRow {
+  std::string name, slotType;
+  int64_t bytes;
+};
+
+struct PipeRow {
+  std::string name;
+  int64_t capacity;
+  bool oneShot;
+  SmallVector<FieldRow> fields;
+  int64_t bytesPerSlot = 0;
+};
+
+struct BarrierRow {
+  std::string name;
+  BarrierAttr barrier;
+  int64_t slots;
+};
+
+/// Everything the report shows for one tle.warp_specialize.
+struct KernelPlan {
+  std::string kernel;
+  unsigned warpGroups, threads, registers;
+  SmallVector<PartitionRow> partitions;
+  SmallVector<PipeRow> pipes;
+  SmallVector<BarrierRow> barriers;
+  int64_t bufferBytes = 0, barrierBytes = 0;
+};
+
+/// mbarriers are 8-byte objects in shared memory.
+constexpr int64_t kMBarrierBytes = 8;
+
+int64_t getByteSize(MemRefType type) {
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// `64x128xbf16`: the shape and element type of a slot.
+std::string printSlotType(MemRefType type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (int64_t dim : type.getShape())
+    os << dim << "x";
+  type.getElementType().print(os);
+  return text;
+}
+
+std::string joinStrings(ArrayAttr names) {
+  return llvm::join(names.getAsValueRange<StringAttr>(), ", ");
+}
+
+/// `rows.full`, `rows.free`, or `rows.free.lo` when the free barrier is split
+/// by field groups.
+std::string getBarrierName(StringRef pipe, BarrierAttr barrier,
+                           bool splitFree) {
+  std::string name =
+      (pipe + "." + stringifyBarrierKind(barrier.getKind())).str();
+  if (barrier.getKind() == BarrierKind::Free && splitFree)
+    name += "." +
+            llvm::join(barrier.getFields().getAsValueRange<StringAttr>(), "+");
+  return name;
+}
+
+FailureOr<KernelPlan> buildPlan(WarpSpecializeOp ws) {
+  KernelPlan plan;
+  auto func = ws->getParentOfType<FunctionOpInterface>();
+  plan.kernel = func ? func.getName().str() : "<no function>";
+
+  WarpLayout layout = computeWarpLayout(ws);
+  SmallVector<unsigned> budgets = deriveWarpGroupRegisters(layout);
+  unsigned threadsPerGroup =
+      TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
+  plan.warpGroups = layout.getNumWarpGroups();
+  plan.threads = layout.getNumThreads();
+  plan.registers = 0;
+  for (unsigned budget : budgets)
+    plan.registers += budget * threadsPerGroup;
+  for (auto [i, placement] : llvm::enumerate(layout.partitions)) {
+    unsigned group = placement.firstWarp / TLEDialect::kWarpsPerWarpGroup;
+    plan.partitions.push_back({ws.getPartitionLabel(i), placement.numWarps,
+                               placement.firstWarp, budgets[group],
+                               static_cast<unsigned>(i) + 1,
+                               ws.getRequestedRegisters(i).has_value()});
+  }
+
+  for (const PipeUsage &usage : collectPipeUsages(ws)) {
+    PipeOp pipe = usage.pipe;
+    auto barriers =
+        pipe->getAttrOfType<ArrayAttr>(TLEDialect::kBarriersAttrName);
+    if (!barriers)
+      return pipe.emitError("pipe '")
+             << pipe.getName() << "' has no derived barriers; run "
+             << "--tle-infer-arrive-counts before --tle-sync-plan";
+    PipeRow row{pipe.getName().str(),
+                pipe.getCapacityAttr().getInt(),
+                pipe.getOneShot(),
+                {},
+                0};
+    for (unsigned f = 0, e = pipe.getNumFields(); f < e; ++f) {
+      MemRefType slot = pipe.getSlotType(f);
+      row.fields.push_back(
+          {pipe.getFieldName(f).str(), printSlotType(slot), getByteSize(slot)});
+      row.bytesPerSlot += getByteSize(slot);
+    }
+    plan.pipes.push_back(std::move(row));
+    unsigned numFree = llvm::count_if(barriers, [](Attribute a) {
+      return cast<BarrierAttr>(a).getKind() == BarrierKind::Free;
+    });
+    for (auto barrier : barriers.getAsRange<BarrierAttr>()) {
+      plan.barriers.push_back(
+          {getBarrierName(pipe.getName(), barrier, numFree > 1), barrier,
+           pipe.getCapacityAttr().getInt()});
+      plan.barrierBytes += kMBarrierBytes * pipe.getCapacityAttr().getInt();
+    }
+  }
+
+  Operation *scope = func ? func.getOperation() : ws->getParentOp();
+  scope->walk([&](SharedAllocOp alloc) {
+    plan.bufferBytes += getByteSize(alloc.getBuffer().getType());
+  });
+  return plan;
+}
+
+/// Left-aligned columns separated by two spaces.
+class Table {
+public:
+  explicit Table(SmallVector<std::string> header) { rows.push_back(header); }
+  void add(SmallVector<std::string> row) { rows.push_back(std::move(row)); }
+  void print(raw_ostream &os, StringRef indent) const {
+    SmallVector<size_t> widths(rows.front().size(), 0);
+    for (const auto &row : rows)
+      for (auto [i, cell] : llvm::enumerate(row))
+        widths[i] = std::max(widths[i], cell.size());
+    for (const auto &row : rows) {
+      std::string line = indent.str();
+      for (auto [i, cell] : llvm::enumerate(row))
+        line += cell +
+                std::string(
+                    i + 1 < row.size() ? widths[i] - cell.size() + 2 : 0, ' ');
+      os << StringRef(line).rtrim() << "\n";
+    }
+  }
+
+private:
+  SmallVector<SmallVector<std::string>> rows;
+};
+
+void printText(const KernelPlan &plan, raw_ostream &os) {
+  os << "sync plan for @" << plan.kernel << "\n";
+  os << "partitions: " << plan.warpGroups << " warp groups, " << plan.threads
+     << " threads, " << plan.registers << " of " << TLEDialect::kRegistersPerCTA
+     << " registers\n";
+  Table partitions(
+      {"partition", "warps", "first warp", "registers", "named barrier"});
+  for (const PartitionRow &p : plan.partitions)
+    partitions.add(
+        {p.name, std::to_string(p.warps), std::to_string(p.firstWarp),
+         std::to_string(p.registers) + (p.requested ? "" : " (derived)"),
+         std::to_string(p.namedBarrier)});
+  partitions.print(os, "  ");
+
+  os << "pipes:\n";
+  Table pipes({"pipe", "capacity", "field", "slot", "bytes/slot"});
+  for (const PipeRow &p : plan.pipes)
+    for (auto [i, f] : llvm::enumerate(p.fields))
+      pipes.add(
+          {i ? "" : p.name,
+           i ? ""
+             : std::to_string(p.capacity) + (p.oneShot ? " (one_shot)" : ""),
+           f.name, f.slotType, std::to_string(f.bytes)});
+  pipes.print(os, "  ");
+
+  os << "barriers (one mbarrier per slot):\n";
+  Table barriers({"barrier", "slots", "count", "tx bytes", "arrive", "fence",
+                  "arrives", "waits"});
+  for (const BarrierRow &b : plan.barriers)
+    barriers.add({b.name, std::to_string(b.slots),
+                  std::to_string(b.barrier.getCount()),
+                  std::to_string(b.barrier.getTxBytes()),
+                  stringifyArriveKind(b.barrier.getArrive()).str(),
+                  b.barrier.getFence() ? "yes" : "no",
+                  joinStrings(b.barrier.getArrivers()),
+                  joinStrings(b.barrier.getWaiters())});
+  barriers.print(os, "  ");
+
+  os << "shared memory: " << plan.bufferBytes << " B of buffers + "
+     << plan.barrierBytes
+     << " B of barriers = " << plan.bufferBytes + plan.barrierBytes
+     << " B (before alignment)\n";
+}
+
+llvm::json::Array toJson(ArrayAttr names) {
+  llvm::json::Array array;
+  for (StringRef name : names.getAsValueRange<StringAttr>())
+    array.push_back(name.str());
+  return array;
+}
+
+llvm::json::Value toJson(const KernelPlan &plan) {
+  llvm::json::Array partitions, pipes, barriers;
+  for (const PartitionRow &p : plan.partitions)
+    partitions.push_back(
+        llvm::json::Object{{"name", p.name},
+                           {"warps", p.warps},
+                           {"first_warp", p.firstWarp},
+                           {"registers", p.registers},
+                           {"registers_requested", p.requested},
+                           {"named_barrier", p.namedBarrier}});
+  for (const PipeRow &p : plan.pipes) {
+    llvm::json::Array fields;
+    for (const FieldRow &f : p.fields)
+      fields.push_back(llvm::json::Object{
+          {"name", f.name}, {"slot", f.slotType}, {"bytes", f.bytes}});
+    pipes.push_back(llvm::json::Object{{"name", p.name},
+                                       {"capacity", p.capacity},
+                                       {"one_shot", p.oneShot},
+                                       {"bytes_per_slot", p.bytesPerSlot},
+                                       {"fields", std::move(fields)}});
+  }
+  for (const BarrierRow &b : plan.barriers)
+    barriers.push_back(llvm::json::Object{
+        {"name", b.name},
+        {"kind", stringifyBarrierKind(b.barrier.getKind()).str()},
+        {"fields", toJson(b.barrier.getFields())},
+        {"slots", b.slots},
+        {"count", b.barrier.getCount()},
+        {"tx_bytes", b.barrier.getTxBytes()},
+        {"arrive", stringifyArriveKind(b.barrier.getArrive()).str()},
+        {"fence", b.barrier.getFence()},
+        {"arrivers", toJson(b.barrier.getArrivers())},
+        {"waiters", toJson(b.barrier.getWaiters())}});
+  return llvm::json::Object{
+      {"kernel", plan.kernel},
+      {"warp_groups", plan.warpGroups},
+      {"threads", plan.threads},
+      {"registers", plan.registers},
+      {"register_file", TLEDialect::kRegistersPerCTA},
+      {"partitions", std::move(partitions)},
+      {"pipes", std::move(pipes)},
+      {"barriers", std::move(barriers)},
+      {"shared_memory",
+       llvm::json::Object{{"buffers", plan.bufferBytes},
+                          {"barriers", plan.barrierBytes},
+                          {"total", plan.bufferBytes + plan.barrierBytes}}}};
+}
+
+struct SyncPlanPass : tle::impl::TLESyncPlanBase<SyncPlanPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::vector<KernelPlan> plans;
+    WalkResult result = getOperation()->walk([&](WarpSpecializeOp ws) {
+      FailureOr<KernelPlan> plan = buildPlan(ws);
+      if (failed(plan))
+        return WalkResult::interrupt();
+      plans.push_back(std::move(*plan));
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      return signalPassFailure();
+
+    std::string error;
+    std::unique_ptr<llvm::ToolOutputFile> output =
+        openOutputFile(outputFile, &error);
+    if (!output) {
+      getOperation()->emitError("cannot write the sync plan: ") << error;
+      return signalPassFailure();
+    }
+    raw_ostream &os = output->os();
+    if (json) {
+      llvm::json::Array kernels;
+      for (const KernelPlan &plan : plans)
+        kernels.push_back(toJson(plan));
+      os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                       {"kernels", std::move(kernels)}}))
+         << "\n";
+    } else {
+      for (const KernelPlan &plan : plans)
+        printText(plan, os);
+    }
+    output->keep();
+  }
+};
+
 } // namespace

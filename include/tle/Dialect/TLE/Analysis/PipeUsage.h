@@ -48,15 +48,22 @@ struct PipeUsage {
 /// The pipes that `ws` uses, in the order their declarations appear.
 SmallVector<PipeUsage> collectPipeUsages(WarpSpecializeOp ws);
 
-/// The ops (nested ones included) that write the slot views of `acquire`
-/// before its matching commit, with the transport of each and the field it
-/// writes. Views are followed through view-like ops.
+/// One op that writes a field of a pipe slot.
 struct SlotWrite {
   Operation *op;
+  /// The memref the op writes (a slot view or a view derived from it).
+  Value target;
   unsigned field;
   Transport transport;
 };
+
+/// The ops (nested ones included) that write the slot views of `acquire`
+/// before its matching commit. Views are followed through view-like ops.
 SmallVector<SlotWrite> collectSlotWrites(AcquireOp acquire);
+
+/// The ops in the writer partition that write the buffers of a one_shot
+/// pipe before `commit`.
+SmallVector<SlotWrite> collectOneShotWrites(CommitOp commit);
 
 /// Whether `view` (or a view derived from it) is read through the async
 /// proxy (tensor-core descriptors, TMA stores) by some user.
@@ -65,6 +72,15 @@ bool isReadByAsyncProxy(Value view);
 /// The commit that closes `acquire`: the next tle.commit of the same pipe
 /// and iteration in the same block, or null.
 CommitOp findMatchingCommit(AcquireOp acquire);
+
+/// Fields of a pipe that are read by exactly the same readers; each such
+/// group gets its own slot-free barrier.
+struct FieldGroup {
+  SmallVector<unsigned> fields;
+  /// Indices into the pipe's readers.
+  SmallVector<unsigned> readers;
+};
+SmallVector<FieldGroup> groupFieldsByReaders(PipeOp pipe);
 
 /// Whether two iteration values certainly denote the same iteration: the
 /// same SSA value, equal constants, or both absent (one_shot).

@@ -54,7 +54,7 @@ def TLE_BarrierAttr : AttrDef<TLE_Dialect, "Barrier"> {
     barrier stands for one mbarrier per slot.
 
     * `count`: the arrive count each mbarrier is initialised with.
-    * `tx_bytes`: the transaction bytes one phase expects (TMA), else 0.
+    * `txBytes`: the transaction bytes one phase expects (TMA), else 0.
     * `arrive`: how each arriving thread arrives: `per_thread` (every thread
       of the arriving partitions), `elected` (one thread per partition after
       its named barrier), `cp_async` (one `cp.async.mbarrier.arrive.noinc`
@@ -66,7 +66,7 @@ def TLE_BarrierAttr : AttrDef<TLE_Dialect, "Barrier"> {
     * `arrivers` / `waiters`: the partitions that arrive and wait.
 
     ```mlir
-    #tle.barrier<full, fields = ["lo", "hi"], count = 32, tx_bytes = 0,
+    #tle.barrier<full, fields = ["lo", "hi"], count = 32, txBytes = 0,
                  arrive = per_thread, fence = false,
                  arrivers = ["producer"], waiters = ["left", "right"]>
     ```

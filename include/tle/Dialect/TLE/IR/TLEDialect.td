@@ -38,7 +38,11 @@ def TLE_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
+    /// The barriers --tle-infer-arrive-counts derived for a tle.pipe: an
+    /// array of #tle.barrier, the full barrier first.
+    static constexpr ::llvm::StringLiteral kBarriersAttrName = "tle.barriers";
     /// Named barrier 0 synchronizes the whole CTA (`bar.sync 0`); every
     /// partition gets one of the remaining ids for its local barrier.
     static constexpr unsigned kNumNamedBarriers = 16;

@@ -25,6 +25,10 @@ struct WarpLayout {
   unsigned numWarps = 0;
   /// For each warp group, the partitions that run on it.
   llvm::SmallVector<llvm::SmallVector<unsigned, 4>> warpGroupPartitions;
+  /// For each warp group, the registers its first requesting partition asks
+  /// for, or 0. (The verifier rejects partitions of one warp group that
+  /// disagree.)
+  llvm::SmallVector<unsigned> requestedRegisters;
 
   unsigned getNumWarpGroups() const { return warpGroupPartitions.size(); }
   unsigned getNumThreads() const;
@@ -34,6 +38,11 @@ struct WarpLayout {
 /// multiple of min(warps, 4), and rounds the CTA up to whole warp groups.
 /// Expects positive power-of-two warp counts.
 WarpLayout computeWarpLayout(WarpSpecializeOp op);
+
+/// The register budget of each warp group: the requested one where there is
+/// one; the others share what the requests leave of the register file
+/// equally, rounded down to a multiple of 8 and clamped to 24..256.
+llvm::SmallVector<unsigned> deriveWarpGroupRegisters(const WarpLayout &layout);
 
 } // namespace mlir::tle
 

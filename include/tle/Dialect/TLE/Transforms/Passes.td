@@ -78,13 +78,13 @@ def TLEInferArriveCounts : Pass<"tle-infer-arrive-counts"> {
 
     ```mlir
     %rows = tle.pipe "rows" capacity 2 fields(...) readers(...) {tle.barriers = [
-      #tle.barrier<full, fields = ["lo", "hi"], count = 32, tx_bytes = 0,
+      #tle.barrier<full, fields = ["lo", "hi"], count = 32, txBytes = 0,
                    arrive = per_thread, fence = false,
                    arrivers = ["producer"], waiters = ["left", "right"]>,
-      #tle.barrier<free, fields = ["lo"], count = 128, tx_bytes = 0,
+      #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0,
                    arrive = per_thread, fence = false,
                    arrivers = ["left"], waiters = ["producer"]>,
-      #tle.barrier<free, fields = ["hi"], count = 128, tx_bytes = 0,
+      #tle.barrier<free, fields = ["hi"], count = 128, txBytes = 0,
                    arrive = per_thread, fence = false,
                    arrivers = ["right"], waiters = ["producer"]>]}
     ```

@@ -1,0 +1,284 @@
+// RUN: tle-opt %s --tle-infer-arrive-counts -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
+// RUN: tle-opt %s --tle-infer-arrive-counts=generic-arrive=elected -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=ELECTED
+
+// Ordinary stores from a one-warp writer, capacity 1, 2 and 3; readers of
+// 4 and 8 warps with different field subsets.
+
+// CHECK-LABEL: func.func @ordinary_stores
+// CHECK: tle.pipe "c1" capacity 1
+// CHECK-SAME: tle.barriers = [
+// CHECK-SAME: #tle.barrier<full, fields = ["x"], count = 32, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["w"], waiters = ["narrow"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["x"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow"], waiters = ["w"]>]
+// CHECK: tle.pipe "c2" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["lo", "hi"], count = 32, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["w"], waiters = ["narrow", "wide"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow"], waiters = ["w"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["hi"], count = 256, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["wide"], waiters = ["w"]>]
+// The tail is read by both readers: its free barrier counts both.
+// CHECK: tle.pipe "c3" capacity 3
+// CHECK-SAME: #tle.barrier<full, fields = ["lo", "hi", "tail"], count = 32, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["w"], waiters = ["narrow", "wide"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow"], waiters = ["w"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["hi"], count = 256, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["wide"], waiters = ["w"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["tail"], count = 384, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow", "wide"], waiters = ["w"]>]
+
+// ELECTED-LABEL: func.func @ordinary_stores
+// ELECTED: tle.pipe "c3"
+// ELECTED-SAME: #tle.barrier<full, fields = ["lo", "hi", "tail"], count = 1, txBytes = 0, arrive = elected,
+// ELECTED-SAME: #tle.barrier<free, fields = ["lo"], count = 1, txBytes = 0, arrive = elected,
+// ELECTED-SAME: #tle.barrier<free, fields = ["tail"], count = 2, txBytes = 0, arrive = elected,
+func.func @ordinary_stores(%n: index, %x: vector<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b1 = tle.shared_alloc : memref<1x64xf32, 3>
+  %lo2 = tle.shared_alloc : memref<2x64xf32, 3>
+  %hi2 = tle.shared_alloc : memref<2x64xf32, 3>
+  %lo3 = tle.shared_alloc : memref<3x64xf32, 3>
+  %hi3 = tle.shared_alloc : memref<3x64xf32, 3>
+  %tail3 = tle.shared_alloc : memref<3x16xf32, 3>
+  %p1 = tle.pipe "c1" capacity 1 fields(x = %b1 : memref<1x64xf32, 3>) readers(n)
+  %p2 = tle.pipe "c2" capacity 2 fields(lo = %lo2 : memref<2x64xf32, 3>, hi = %hi2 : memref<2x64xf32, 3>) readers(n = [lo], w = [hi])
+  %p3 = tle.pipe "c3" capacity 3 fields(lo = %lo3 : memref<3x64xf32, 3>, hi = %hi3 : memref<3x64xf32, 3>, tail = %tail3 : memref<3x16xf32, 3>) readers(n = [lo, tail], w = [hi, tail])
+  tle.warp_specialize
+  default "narrow" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v1 = tle.wait %p1[%i : index] reader "n" -> memref<64xf32, 3>
+      tle.release %p1[%i : index] reader "n"
+      %v2 = tle.wait %p2[%i : index] reader "n" -> memref<64xf32, 3>
+      tle.release %p2[%i : index] reader "n"
+      %v3, %t3 = tle.wait %p3[%i : index] reader "n" -> memref<64xf32, 3>, memref<16xf32, 3>
+      tle.release %p3[%i : index] reader "n"
+    }
+    tle.warp_yield
+  }
+  partition "wide" warps(8) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v2 = tle.wait %p2[%i : index] reader "w" -> memref<64xf32, 3>
+      tle.release %p2[%i : index] reader "w"
+      %v3, %t3 = tle.wait %p3[%i : index] reader "w" -> memref<64xf32, 3>, memref<16xf32, 3>
+      tle.release %p3[%i : index] reader "w"
+    }
+    tle.warp_return
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %s1 = tle.acquire %p1[%i : index] -> memref<64xf32, 3>
+      vector.store %x, %s1[%c0] : memref<64xf32, 3>, vector<4xf32>
+      tle.commit %p1[%i : index]
+      %l2, %h2 = tle.acquire %p2[%i : index] -> memref<64xf32, 3>, memref<64xf32, 3>
+      vector.store %x, %l2[%c0] : memref<64xf32, 3>, vector<4xf32>
+      vector.store %x, %h2[%c0] : memref<64xf32, 3>, vector<4xf32>
+      tle.commit %p2[%i : index]
+      %l3, %h3, %t3 = tle.acquire %p3[%i : index] -> memref<64xf32, 3>, memref<64xf32, 3>, memref<16xf32, 3>
+      vector.store %x, %t3[%c0] : memref<16xf32, 3>, vector<4xf32>
+      tle.commit %p3[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// one_shot: only a full barrier, counted from the direct buffer writes.
+
+// CHECK-LABEL: func.func @one_shot
+// CHECK: tle.pipe "q" capacity 1 one_shot
+// CHECK-SAME: tle.barriers = [#tle.barrier<full, fields = ["q"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["load"], waiters = ["mma"]>]}
+func.func @one_shot(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %q = tle.shared_alloc : memref<1x64xf32, 3>
+  %qp = tle.pipe "q" capacity 1 one_shot fields(q = %q : memref<1x64xf32, 3>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    %v = tle.wait %qp reader "mma" -> memref<64xf32, 3>
+    tle.warp_yield
+  }
+  partition "load" warps(4) {
+    memref.store %x, %q[%c0, %c0] : memref<1x64xf32, 3>
+    tle.commit %qp
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// TMA: one expect_tx arrive; the bytes of every copy into the slot, a copy
+// in a constant-trip loop counted per trip. TMA writes are async-proxy
+// writes, so tensor-core readers need no fence.
+
+// CHECK-LABEL: func.func @tma
+// CHECK: tle.pipe "kv" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["k", "v"], count = 1, txBytes = 24576, arrive = expect_tx, fence = false, arrivers = ["tma"], waiters = ["mma"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["k", "v"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["mma"], waiters = ["tma"]>]
+func.func @tma(%map: !llvm.ptr, %n: index, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c0_i32 = arith.constant 0 : i32
+  %k = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %v = tle.shared_alloc : memref<2x2x64x64xbf16, 3>
+  %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64x64xbf16, 3>, v = %v : memref<2x2x64x64xbf16, 3>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %ks, %vs = tle.wait %kv[%i : index] reader "mma" -> memref<64x64xbf16, 3>, memref<2x64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %ks, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %kv[%i : index] reader "mma"
+    }
+    tle.warp_yield
+  }
+  partition "tma" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %ks, %vs = tle.acquire %kv[%i : index] -> memref<64x64xbf16, 3>, memref<2x64x64xbf16, 3>
+      tle.tma_load %map[%c0_i32, %c0_i32] into %ks : !llvm.ptr, memref<64x64xbf16, 3>
+      scf.for %h = %c0 to %c2 step %c1 {
+        %half = memref.subview %vs[%h, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, 3> to memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
+        %flat = memref.collapse_shape %half [[0], [1]] : memref<64x64xbf16, strided<[64, 1], offset: ?>, 3> into memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
+        tle.tma_load %map[%c0_i32, %c0_i32] into %flat : !llvm.ptr, memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
+      }
+      tle.commit %kv[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// cp.async alone: one .noinc arrive per writer thread. cp.async mixed with
+// ordinary stores: both arrives per thread. Ordinary stores read by the
+// tensor cores need a proxy fence.
+
+// CHECK-LABEL: func.func @cp_async
+// CHECK: tle.pipe "gather" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["rows"], count = 128, txBytes = 0, arrive = cp_async, fence = false, arrivers = ["producer"], waiters = ["consumer"]>
+// CHECK: tle.pipe "masked" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["rows", "mask"], count = 256, txBytes = 0, arrive = cp_async_and_per_thread, fence = false,
+// CHECK: tle.pipe "scores" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["p"], count = 128, txBytes = 0, arrive = per_thread, fence = true, arrivers = ["producer"], waiters = ["consumer"]>
+func.func @cp_async(%src: memref<?x64xf32>, %n: index, %x: f32, %y: vector<8xbf16>, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = tle.shared_alloc : memref<2x64xf32, 3>
+  %rows2 = tle.shared_alloc : memref<2x64xf32, 3>
+  %mask = tle.shared_alloc : memref<2x64xf32, 3>
+  %pbuf = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %g = tle.pipe "gather" capacity 2 fields(rows = %rows : memref<2x64xf32, 3>) readers(c)
+  %m = tle.pipe "masked" capacity 2 fields(rows = %rows2 : memref<2x64xf32, 3>, mask = %mask : memref<2x64xf32, 3>) readers(c)
+  %s = tle.pipe "scores" capacity 2 fields(p = %pbuf : memref<2x64x64xbf16, 3>) readers(c)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %a = tle.wait %g[%i : index] reader "c" -> memref<64xf32, 3>
+      tle.release %g[%i : index] reader "c"
+      %b, %bm = tle.wait %m[%i : index] reader "c" -> memref<64xf32, 3>, memref<64xf32, 3>
+      tle.release %m[%i : index] reader "c"
+      %p = tle.wait %s[%i : index] reader "c" -> memref<64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %p, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %s[%i : index] reader "c"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %a = tle.acquire %g[%i : index] -> memref<64xf32, 3>
+      %t0 = nvgpu.device_async_copy %src[%i, %c0], %a[%c0], 4 : memref<?x64xf32> to memref<64xf32, 3>
+      tle.commit %g[%i : index]
+      %b, %bm = tle.acquire %m[%i : index] -> memref<64xf32, 3>, memref<64xf32, 3>
+      %t1 = nvgpu.device_async_copy %src[%i, %c0], %b[%c0], 4 : memref<?x64xf32> to memref<64xf32, 3>
+      memref.store %x, %bm[%c0] : memref<64xf32, 3>
+      tle.commit %m[%i : index]
+      %p = tle.acquire %s[%i : index] -> memref<64x64xbf16, 3>
+      vector.store %y, %p[%c0, %c0] : memref<64x64xbf16, 3>, vector<8xbf16>
+      tle.commit %s[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+func.func @tma_mixed(%map: !llvm.ptr, %n: index, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %k = tle.shared_alloc : memref<2x64xf32, 3>
+  %m = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-error @+1 {{pipe 'kv' is written by TMA and ordinary stores; no arrive rule mixes TMA with another transport in one pipe: split the TMA fields into a pipe of their own}}
+  %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64xf32, 3>, m = %m : memref<2x64xf32, 3>) readers(c)
+  tle.warp_specialize
+  default "c" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %a, %b = tle.wait %kv[%i : index] reader "c" -> memref<64xf32, 3>, memref<64xf32, 3>
+      tle.release %kv[%i : index] reader "c"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %a, %b = tle.acquire %kv[%i : index] -> memref<64xf32, 3>, memref<64xf32, 3>
+      tle.tma_load %map[%c0_i32] into %a : !llvm.ptr, memref<64xf32, 3>
+      memref.store %x, %b[%c0] : memref<64xf32, 3>
+      tle.commit %kv[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+func.func @tma_bytes_differ(%map: !llvm.ptr, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %k = tle.shared_alloc : memref<2x64xf32, 3>
+  %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64xf32, 3>) readers(c)
+  tle.warp_specialize
+  default "c" warps(4) {
+    %a = tle.wait %kv[%c0 : index] reader "c" -> memref<64xf32, 3>
+    tle.release %kv[%c0 : index] reader "c"
+    %b = tle.wait %kv[%c1 : index] reader "c" -> memref<64xf32, 3>
+    tle.release %kv[%c1 : index] reader "c"
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    %a = tle.acquire %kv[%c0 : index] -> memref<64xf32, 3>
+    tle.tma_load %map[%c0_i32] into %a : !llvm.ptr, memref<64xf32, 3>
+    tle.commit %kv[%c0 : index]
+    // expected-error @+1 {{TMA copies 128 bytes into this slot of pipe 'kv' but 256 into another; every commit must expect the same bytes}}
+    %b = tle.acquire %kv[%c1 : index] -> memref<64xf32, 3>
+    %half = memref.subview %b[0] [32] [1] : memref<64xf32, 3> to memref<32xf32, strided<[1]>, 3>
+    tle.tma_load %map[%c0_i32] into %half : !llvm.ptr, memref<32xf32, strided<[1]>, 3>
+    tle.commit %kv[%c1 : index]
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+func.func @tma_unknown_trips(%map: !llvm.ptr, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %k = tle.shared_alloc : memref<2x64xf32, 3>
+  %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64xf32, 3>) readers(c)
+  tle.warp_specialize
+  default "c" warps(4) {
+    %a = tle.wait %kv[%c0 : index] reader "c" -> memref<64xf32, 3>
+    tle.release %kv[%c0 : index] reader "c"
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    %a = tle.acquire %kv[%c0 : index] -> memref<64xf32, 3>
+    scf.for %j = %c0 to %n step %c1 {
+      // expected-error @+1 {{cannot count the bytes this TMA copy adds to a slot of pipe 'kv': it sits in 'scf.for', which does not run a constant number of times}}
+      tle.tma_load %map[%c0_i32] into %a : !llvm.ptr, memref<64xf32, 3>
+    }
+    tle.commit %kv[%c0 : index]
+    tle.warp_return
+  }
+  return
+}

@@ -4,8 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tle/Conversion/Passes.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
+#include "tle/Pipelines/Pipelines.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,11 +29,16 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  mlir::registerSCFToControlFlowPass();
+  mlir::registerConvertNVVMToLLVMPass();
+  mlir::registerReconcileUnrealizedCastsPass();
   mlir::tle::registerTLEPasses();
+  mlir::tle::registerTLEConversionPasses();
   mlir::tle::registerTLEPipelines();
 
   mlir::DialectRegistry registry;
   registry.insert<mlir::tle::TLEDialect, mlir::arith::ArithDialect,
+                  mlir::cf::ControlFlowDialect, mlir::index::IndexDialect,
                   mlir::func::FuncDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect,
                   mlir::math::MathDialect, mlir::memref::MemRefDialect,

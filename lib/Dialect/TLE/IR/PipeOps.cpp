@@ -3,6 +3,7 @@
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
@@ -30,6 +31,9 @@ static std::string joinNames(ArrayRef<StringRef> names) {
 
 LogicalResult SharedAllocOp::verify() {
   MemRefType type = getBuffer().getType();
+  if (std::optional<uint64_t> alignment = getAlignment();
+      alignment && !llvm::isPowerOf2_64(*alignment))
+    return emitOpError("alignment ") << *alignment << " is not a power of two";
   if (!isSharedMemorySpace(type.getMemorySpace()))
     return emitOpError("allocates ")
            << type << ", which is not in shared memory; use the "
@@ -414,6 +418,58 @@ LogicalResult WaitOp::verify() {
                          ("reader '" + getReader() + "'").str())))
     return failure();
   return verifyNoForeignFieldUse(*this, pipe, reader);
+}
+
+LogicalResult SlotOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  if (buffer.getRank() < 1 || !buffer.hasStaticShape() ||
+      !buffer.getLayout().isIdentity())
+    return emitOpError("needs a statically shaped buffer with the identity "
+                       "layout, got ")
+           << buffer;
+  auto expected =
+      MemRefType::get(buffer.getShape().drop_front(), buffer.getElementType(),
+                      MemRefLayoutAttrInterface(), buffer.getMemorySpace());
+  if (getView().getType() != expected)
+    return emitOpError("returns ") << getView().getType() << " but a slot of "
+                                   << buffer << " is " << expected;
+  return success();
+}
+
+/// Barrier arrays live in shared memory; a constant index must be in range.
+static LogicalResult verifyBarrierAccess(Operation *op, MemRefType barriers,
+                                         Value index) {
+  if (!isSharedMemorySpace(barriers.getMemorySpace()))
+    return op->emitOpError("needs mbarriers in shared memory, got ")
+           << barriers;
+  APInt constant;
+  if (barriers.hasStaticShape() &&
+      matchPattern(index, m_ConstantInt(&constant)) &&
+      (constant.isNegative() ||
+       constant.getSExtValue() >= barriers.getDimSize(0)))
+    return op->emitOpError("index ")
+           << constant.getSExtValue() << " is outside the "
+           << barriers.getDimSize(0) << " mbarriers of " << barriers;
+  return success();
+}
+
+LogicalResult MBarrierInitOp::verify() {
+  return verifyBarrierAccess(*this, getBarriers().getType(), getIndex());
+}
+
+LogicalResult MBarrierWaitOp::verify() {
+  return verifyBarrierAccess(*this, getBarriers().getType(), getIndex());
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  if ((getForm() == ArriveForm::ExpectTx) != getTxBytes().has_value())
+    return emitOpError("takes transaction bytes exactly when its form is "
+                       "expect_tx");
+  if (getTxBytes() && (*getTxBytes() <= 0 || *getTxBytes() >= (1 << 20)))
+    return emitOpError("expects ")
+           << *getTxBytes() << " transaction bytes; an mbarrier phase "
+           << "takes 1 to 2^20 - 1";
+  return verifyBarrierAccess(*this, getBarriers().getType(), getIndex());
 }
 
 LogicalResult TMALoadOp::verify() {

@@ -44,6 +44,18 @@ def TLE_ReaderAttr : AttrDef<TLE_Dialect, "Reader"> {
   }];
 }
 
+def TLE_ArriveForm : I32EnumAttr<"ArriveForm", "one thread's arrival", [
+    I32EnumAttrCase<"Plain", 0, "plain">,
+    I32EnumAttrCase<"CpAsync", 1, "cp_async">,
+    I32EnumAttrCase<"ExpectTx", 2, "expect_tx">]> {
+  let cppNamespace = "::mlir::tle";
+  let genSpecializedAttr = 0;
+}
+
+def TLE_ArriveFormAttr : EnumAttr<TLE_Dialect, TLE_ArriveForm, "arrive_form"> {
+  let assemblyFormat = "$value";
+}
+
 def TLE_BarrierAttr : AttrDef<TLE_Dialect, "Barrier"> {
   let mnemonic = "barrier";
   let summary = "One derived barrier of a pipe (one mbarrier per slot)";

@@ -35,10 +35,20 @@ def TLE_SharedAllocOp : TLE_Op<"shared_alloc",
     The type must be a statically shaped memref with the identity layout in
     the workgroup address space (`#gpu.address_space<workgroup>` or `3`).
 
+    Optional attributes: `name` labels the buffer in reports and
+    diagnostics; `alignment` (bytes, a power of two) raises the alignment
+    the allocator gives it. `--tle-allocate-shared-memory` sets `offset`, the
+    buffer's byte offset in the kernel's dynamic shared memory.
+
     ```mlir
     %kv = tle.shared_alloc : memref<2x64x576xbf16, #gpu.address_space<workgroup>>
+    %q = tle.shared_alloc {name = "q", alignment = 1024}
+        : memref<1x64x576xbf16, #gpu.address_space<workgroup>>
     ```
   }];
+  let arguments = (ins OptionalAttr<StrAttr>:$name,
+                       OptionalAttr<I64Attr>:$alignment,
+                       OptionalAttr<I64Attr>:$offset);
   let results = (outs TLE_SharedMemRef:$buffer);
   let assemblyFormat = "attr-dict `:` type($buffer)";
   let hasVerifier = 1;
@@ -219,6 +229,101 @@ def TLE_ReleaseOp : TLE_LifecycleOp<"release"> {
   let assemblyFormat = [{
     $pipe (`[` $iteration^ `:` type($iteration) `]`)? `reader` $reader
     (`slot` `(` $slot^ `)`)? attr-dict
+  }];
+}
+
+def TLE_SlotOp : TLE_Op<"slot", [Pure]> {
+  let summary = "A view of one slot of a pipe buffer";
+  let description = [{
+    Returns the `slot`-th element of the leading dimension of `buffer` as a
+    memref of the remaining dimensions, with the identity layout: the view
+    starts `slot * (elements per slot)` elements into the buffer. This is
+    what `tle.acquire` and `tle.wait` return once `--tle-lower-pipes` has
+    turned them into barrier operations.
+
+    ```mlir
+    %v = tle.slot %buf[%s] : memref<2x64x256xbf16, 3> -> memref<64x256xbf16, 3>
+    ```
+  }];
+  let arguments = (ins TLE_SharedMemRef:$buffer, Index:$slot);
+  let results = (outs TLE_SharedMemRef:$view);
+  let assemblyFormat = [{
+    $buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($view)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Barriers (what --tle-lower-pipes produces)
+//===----------------------------------------------------------------------===//
+
+def TLE_MBarrierArray : MemRefRankOf<[I64], [1]>;
+
+class TLE_MBarrierOp<string mnemonic, list<Trait> traits = []>
+    : TLE_Op<"mbarrier_" # mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def TLE_MBarrierInitOp : TLE_MBarrierOp<"init"> {
+  let summary = "Initializes one mbarrier with its arrive count";
+  let description = [{
+    Initializes the mbarrier `barriers[index]` (`mbarrier.init.shared.b64`)
+    to expect `count` arrivals per phase. One thread initializes; a
+    `fence.mbarrier_init` and a CTA barrier must follow before other threads
+    use it.
+
+    ```mlir
+    tle.mbarrier_init %full[%c0] count 32 : memref<2xi64, 3>
+    ```
+  }];
+  let arguments = (ins TLE_MBarrierArray:$barriers, Index:$index,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$count);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `count` $count attr-dict `:` type($barriers)
+  }];
+}
+
+def TLE_MBarrierWaitOp : TLE_MBarrierOp<"wait"> {
+  let summary = "Blocks until the phase of the given parity has completed";
+  let description = [{
+    Loops on `mbarrier.try_wait.parity.shared.b64` until the phase of
+    `barriers[index]` with parity `parity` has completed. It has acquire
+    semantics: writes released by the arrivals of that phase are visible
+    afterwards.
+
+    ```mlir
+    tle.mbarrier_wait %full[%slot], %parity : memref<2xi64, 3>
+    ```
+  }];
+  let arguments = (ins TLE_MBarrierArray:$barriers, Index:$index, I1:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)
+  }];
+}
+
+def TLE_MBarrierArriveOp : TLE_MBarrierOp<"arrive"> {
+  let summary = "Arrives on an mbarrier";
+  let description = [{
+    The executing thread arrives on `barriers[index]`, in one of three forms:
+
+    * `plain`: `mbarrier.arrive.shared.b64`, with release semantics for the
+      thread's earlier writes;
+    * `cp_async`: `cp.async.mbarrier.arrive.noinc.shared.b64`, an arrival
+      that happens once the thread's earlier cp.async copies complete (the
+      init count already includes it);
+    * `expect_tx`: `mbarrier.arrive.expect_tx.shared.b64` with `txBytes`,
+      which also raises the bytes the phase waits for (TMA).
+
+    ```mlir
+    tle.mbarrier_arrive plain %full[%slot] : memref<2xi64, 3>
+    tle.mbarrier_arrive expect_tx %full[%slot] tx 32768 : memref<2xi64, 3>
+    ```
+  }];
+  let arguments = (ins TLE_ArriveFormAttr:$form, TLE_MBarrierArray:$barriers,
+                       Index:$index, OptionalAttr<I64Attr>:$txBytes);
+  let assemblyFormat = [{
+    $form $barriers `[` $index `]` (`tx` $txBytes^)? attr-dict `:`
+    type($barriers)
   }];
 }
 

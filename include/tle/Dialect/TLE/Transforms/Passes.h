@@ -3,6 +3,10 @@
 #ifndef TLE_DIALECT_TLE_TRANSFORMS_PASSES_H
 #define TLE_DIALECT_TLE_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::tle {
@@ -12,13 +16,6 @@ namespace mlir::tle {
 
 #define GEN_PASS_REGISTRATION
 #include "tle/Dialect/TLE/Transforms/Passes.h.inc"
-
-/// Adds the passes that derive the synchronization of every kernel: the
-/// protocol check, the barriers and their counts, the slots and parities.
-void buildDeriveSyncPipeline(OpPassManager &pm);
-
-/// Registers the named pipelines (`tle-derive-sync`).
-void registerTLEPipelines();
 
 } // namespace mlir::tle
 

@@ -169,4 +169,129 @@ def TLESyncPlan : Pass<"tle-sync-plan"> {
   ];
 }
 
+def TLELowerPipes : Pass<"tle-lower-pipes"> {
+  let summary = "Turns pipes into mbarriers, waits, arrives and fences";
+  let description = [{
+    Realizes the plan of `--tle-infer-arrive-counts` with the slots and
+    parities of `--tle-assign-pipe-phases`:
+
+    * each barrier of each pipe becomes a `tle.shared_alloc` of one mbarrier
+      per slot, initialised by thread 0 before the `tle.warp_specialize`
+      with its count, followed by `nvvm.fence.mbarrier.init` and a CTA
+      barrier;
+    * `tle.acquire` waits on the slot-free barriers with its parity (each
+      field group's wait placed just before the first use of that group's
+      views, so the writer can fill what is free first; a TMA pipe waits on
+      all and then arrives with `expect_tx`); `tle.wait` waits on the
+      slot-full barrier; their views become `tle.slot` ops;
+    * `tle.commit` and `tle.release` arrive in the form the plan chose:
+      per thread, elected (partition barrier, then thread 0), cp.async
+      no-increment, or nothing for TMA (the copy completes the phase);
+    * `fence.proxy.async.shared::cta` goes before a commit whose ordinary
+      stores are read by the async proxy, and after a wait whose cp.async
+      data is, and nowhere else.
+
+    No `tle.pipe` or lifecycle op survives.
+
+    Before:
+
+    ```mlir
+    %v = tle.wait %rows[%i : index] reader "left" slot(%s) parity(%p)
+        -> memref<128xf32, 3>
+    %x = memref.load %v[%t] : memref<128xf32, 3>
+    tle.release %rows[%i : index] reader "left" slot(%s)
+    ```
+
+    After:
+
+    ```mlir
+    tle.mbarrier_wait %full[%s], %p : memref<2xi64, 3>
+    %v = tle.slot %lo[%s] : memref<2x128xf32, 3> -> memref<128xf32, 3>
+    %x = memref.load %v[%t] : memref<128xf32, 3>
+    tle.mbarrier_arrive plain %free_lo[%s] : memref<2xi64, 3>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def TLEAllocateSharedMemory : Pass<"tle-allocate-shared-memory"> {
+  let summary = "Places every shared-memory buffer of a kernel";
+  let description = [{
+    Gives each `tle.shared_alloc` of a kernel (a function) its byte `offset`
+    in the kernel's dynamic shared memory and sets the function's
+    `tle.shared_memory_size`. Buffers keep declaration order; each starts at
+    its alignment: the `alignment` attribute if given, 1024 bytes for
+    buffers that TMA writes or the tensor cores read through a descriptor
+    (128-byte swizzled tiles need it), 8 for mbarrier arrays, else 128. A
+    buffer bound by several pipes is one buffer. A kernel over 232,448 bytes
+    (227 KiB, the most an sm_90 CTA may use) is an error that lists every
+    buffer with its offset and size.
+
+    Before:
+
+    ```mlir
+    %a = tle.shared_alloc : memref<2x128xf32, 3>
+    %full = tle.shared_alloc {name = "rows.full"} : memref<2xi64, 3>
+    ```
+
+    After:
+
+    ```mlir
+    func.func @k(...) attributes {tle.shared_memory_size = 1040 : i64} {
+      %a = tle.shared_alloc {offset = 0 : i64} : memref<2x128xf32, 3>
+      %full = tle.shared_alloc {name = "rows.full", offset = 1024 : i64}
+          : memref<2xi64, 3>
+    ```
+  }];
+}
+
+def TLELowerWarpSpecialize : Pass<"tle-lower-warp-specialize"> {
+  let summary = "Places partitions on warp groups with their register budgets";
+  let description = [{
+    Replaces `tle.warp_specialize` by a dispatch on the warp index. Each
+    group of warp groups with one register budget is one branch that first
+    runs `setmaxnreg` (increase or decrease from the budget every thread
+    starts with, 65536 / block size rounded down to a multiple of 8), then
+    the partitions placed on it; warps of no partition exit. The default
+    partition's branch also runs the code after the op. Inside a partition,
+    `gpu.thread_id x` counts from 0 and `gpu.barrier` becomes the
+    partition's named barrier (`bar.sync id, threads`). The kernel gets
+    `nvvm.kernel`, `nvvm.maxntid` (the block size) and `nvvm.minctasm = 1`,
+    without which ptxas ignores `setmaxnreg`.
+
+    Before:
+
+    ```mlir
+    tle.warp_specialize
+    default "left" warps(4) registers(232) { ... tle.warp_yield }
+    partition "producer" warps(1) registers(40) { ... tle.warp_return }
+    ```
+
+    After (384 threads, so every thread starts with 65536 / 384 = 170,
+    rounded down to 168 registers):
+
+    ```mlir
+    %warp = arith.divui %tid, %c32 : index
+    %in_default = arith.cmpi ult, %warp, %c4 : index
+    scf.if %in_default {
+      nvvm.setmaxregister increase 232
+      ...
+    } else {
+      %in_producer = ...
+      scf.if %in_producer {
+        nvvm.setmaxregister decrease 40
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // TLE_DIALECT_TLE_TRANSFORMS_PASSES

@@ -1,0 +1,15 @@
+//===- Passes.h - TLE conversion passes -------------------------*- C++ -*-===//
+
+#ifndef TLE_CONVERSION_PASSES_H
+#define TLE_CONVERSION_PASSES_H
+
+#include "tle/Conversion/TLEToNVVM/TLEToNVVM.h"
+
+namespace mlir::tle {
+
+#define GEN_PASS_REGISTRATION
+#include "tle/Conversion/Passes.h.inc"
+
+} // namespace mlir::tle
+
+#endif // TLE_CONVERSION_PASSES_H

@@ -1,0 +1,47 @@
+//===- Pipelines.cpp - Named TLE pass pipelines ---------------------------===//
+
+#include "tle/Pipelines/Pipelines.h"
+#include "tle/Conversion/Passes.h"
+#include "tle/Dialect/TLE/Transforms/Passes.h"
+
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tle::buildDeriveSyncPipeline(OpPassManager &pm) {
+  pm.addPass(createTLEVerifyPipes());
+  pm.addPass(createTLEInferArriveCounts());
+  pm.addPass(createTLEAssignPipePhases());
+}
+
+void tle::buildTLEToLLVMPipeline(OpPassManager &pm) {
+  buildDeriveSyncPipeline(pm);
+  pm.addPass(createTLELowerPipes());
+  pm.addPass(createTLEAllocateSharedMemory());
+  pm.addPass(createTLELowerWarpSpecialize());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertTLEToNVVM());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void tle::registerTLEPipelines() {
+  PassPipelineRegistration<>(
+      "tle-derive-sync",
+      "Check the pipe protocol, derive barriers and counts, assign slots and "
+      "parities",
+      buildDeriveSyncPipeline);
+  PassPipelineRegistration<>(
+      "tle-to-llvm",
+      "Lower TLE kernels all the way to the LLVM dialect with NVVM",
+      buildTLEToLLVMPipeline);
+}

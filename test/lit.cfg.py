@@ -24,7 +24,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tle_tools_dir, append_path=True)
 
 tool_dirs = [config.tle_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tle-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["tle-opt", "tle-translate"], tool_dirs)
 
 # The examples live outside test/ but carry their own RUN lines.
 config.substitutions.append(("%tle_src_root", config.tle_src_root))

@@ -34,14 +34,29 @@ configure_and_build() {
   ninja -C "$build" "$@"
 }
 
-# The main job: derive the synchronization of every shipped example and
-# print its sync plan.
+ptxas=${TLE_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+
+# The main job: for every shipped example, print the sync plan the compiler
+# derived, compile it to PTX for sm_90a (with its metadata) under
+# $build/examples-out, and print ptxas's resource line where ptxas exists.
 run_main_job() {
-  local example
+  local example name out="$build/examples-out"
+  mkdir -p "$out"
   for example in "$root"/examples/*/*.mlir; do
+    name=$(basename "$example" .mlir)
     echo "== ${example#$root/}"
     "$build/bin/tle-opt" "$example" --tle-derive-sync --tle-sync-plan \
       -o /dev/null
+    "$build/bin/tle-opt" "$example" --tle-to-llvm -o "$out/$name.llvm.mlir"
+    "$build/bin/tle-translate" --tle-to-ptx "$out/$name.llvm.mlir" \
+      --tle-metadata="$out/$name.json" -o "$out/$name.ptx"
+    echo "ptx: $out/$name.ptx (metadata: $out/$name.json)"
+    if [ -x "$ptxas" ]; then
+      "$ptxas" -arch=sm_90a -v "$out/$name.ptx" -o "$out/$name.cubin" 2>&1 |
+        grep -E "Used|spill|warning"
+    else
+      echo "ptxas not found: PTX not assembled"
+    fi
   done
 }
 
@@ -62,12 +77,12 @@ run_tests() {
 case "${1:-}" in
   run)
     install_missing
-    configure_and_build tle-opt
+    configure_and_build tle-opt tle-translate
     run_main_job
     ;;
   test)
     install_missing
-    configure_and_build tle-opt
+    configure_and_build tle-opt tle-translate
     run_tests
     ;;
   *)

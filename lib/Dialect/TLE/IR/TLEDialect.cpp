@@ -5,6 +5,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -39,17 +40,42 @@ void TLEDialect::initialize() {
       >();
 }
 
+/// Checks a discardable attribute of a kernel function.
+static LogicalResult verifyKernelAttribute(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  Attribute value = attr.getValue();
+  bool valid = false;
+  if (name == TLEDialect::kBlockSizeAttrName ||
+      name == TLEDialect::kSharedMemorySizeAttrName) {
+    auto integer = dyn_cast<IntegerAttr>(value);
+    valid = integer && !integer.getValue().isNegative();
+  } else if (name == TLEDialect::kKernelSignatureAttrName) {
+    auto array = dyn_cast<ArrayAttr>(value);
+    valid = array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
+  } else if (name == TLEDialect::kGridAttrName) {
+    valid = isa<StringAttr>(value);
+  } else {
+    return op->emitError("unknown TLE attribute '") << name << "'";
+  }
+  if (!valid)
+    return op->emitError("TLE attribute '") << name << "' has a wrong value";
+  if (!isa<FunctionOpInterface>(op))
+    return op->emitError("TLE attribute '") << name << "' belongs on a kernel "
+                                            << "function";
+  return success();
+}
+
 LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
-                                                   NamedAttribute attr) {
+                                                  NamedAttribute attr) {
   if (attr.getName() != kBarriersAttrName)
-    return op->emitError("unknown TLE attribute '") << attr.getName() << "'";
+    return verifyKernelAttribute(op, attr);
   if (!isa<PipeOp>(op))
     return op->emitError("'") << kBarriersAttrName << "' belongs on tle.pipe";
   auto barriers = dyn_cast<ArrayAttr>(attr.getValue());
   if (!barriers || barriers.empty() ||
       !llvm::all_of(barriers, llvm::IsaPred<BarrierAttr>))
-    return op->emitError("'") << kBarriersAttrName
-                              << "' must be a non-empty array of #tle.barrier";
+    return op->emitError("'")
+           << kBarriersAttrName << "' must be a non-empty array of #tle.barrier";
   return success();
 }
 

@@ -1,5 +1,10 @@
-//===- LowerPipes.cpp
-//---------------------------------------------------------===//
+//===- LowerPipes.cpp - Pipes to mbarriers, waits, arrives and fences -----===//
+//
+// Realizes the plan that tle-infer-arrive-counts wrote on each pipe, with
+// the slots and parities of tle-assign-pipe-phases. See Passes.td and
+// docs/SyncDerivation.md for the rules.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
@@ -8,6 +13,12 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#define DEBUG_TYPE "tle-lower-pipes"
 
 namespace mlir::tle {
 #define GEN_PASS_DEF_TLELOWERPIPES
@@ -18,8 +29,342 @@ using namespace mlir;
 using namespace mlir::tle;
 
 namespace {
+
+/// The barriers of one pipe: the plan and the mbarrier array of each.
+struct PipeBarriers {
+  PipeOp pipe;
+  BarrierAttr full;
+  Value fullArray;
+  SmallVector<BarrierAttr> free;
+  SmallVector<Value> freeArrays;
+
+  /// Whether the free barrier `i` covers fields that `reader` reads.
+  bool isReadBy(unsigned i, StringRef reader) {
+    StringRef field = cast<StringAttr>(free[i].getFields()[0]).getValue();
+    return pipe.lookupReader(reader).readsField(field);
+  }
+  /// Whether the free barrier `i` covers the pipe's field `field`.
+  bool covers(unsigned i, unsigned field) {
+    return llvm::is_contained(
+        free[i].getFields().getAsValueRange<StringAttr>(),
+        pipe.getFieldName(field));
+  }
+  bool writesWithCpAsync() {
+    return full.getArrive() == ArriveKind::CpAsync ||
+           full.getArrive() == ArriveKind::CpAsyncAndPerThread;
+  }
+  bool writesWithStores() {
+    return full.getArrive() == ArriveKind::PerThread ||
+           full.getArrive() == ArriveKind::Elected ||
+           full.getArrive() == ArriveKind::CpAsyncAndPerThread;
+  }
+};
+
+class PipeLowering {
+public:
+  explicit PipeLowering(WarpSpecializeOp ws) : ws(ws), b(ws) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult collect();
+  void createBarriers();
+  void initBarriers();
+  LogicalResult lower(PipeLifecycleOpInterface op);
+  void lowerAcquire(AcquireOp op, PipeBarriers &barriers);
+  void lowerCommit(CommitOp op, PipeBarriers &barriers);
+  void lowerWait(WaitOp op, PipeBarriers &barriers);
+  void lowerRelease(ReleaseOp op, PipeBarriers &barriers);
+
+  /// `tle.slot` views of `fields` of the pipe at the op's slot.
+  SmallVector<Value> createSlotViews(PipeLifecycleOpInterface op,
+                                     ArrayRef<unsigned> fields);
+  /// Arrives once per thread, or from thread 0 after the partition's
+  /// barrier when `elected`.
+  void arrive(Location loc, Value array, Value slot, bool elected);
+  void fenceProxyAsync(Location loc);
+  Value isThreadZero(Location loc);
+
+  WarpSpecializeOp ws;
+  OpBuilder b;
+  llvm::MapVector<Operation *, PipeBarriers> pipes;
+};
+
+} // namespace
+
+LogicalResult PipeLowering::collect() {
+  WalkResult result = ws->walk([&](PipeLifecycleOpInterface op) {
+    PipeOp pipe = op.getPipeOp();
+    if (!op.getSlot() ||
+        (isa<AcquireOp, WaitOp>(op.getOperation()) &&
+         !op->getOperand(op->getNumOperands() - 1)))
+      return WalkResult(op->emitOpError("has no slot and parity yet; run "
+                                      "--tle-assign-pipe-phases first"));
+    if (pipes.contains(pipe))
+      return WalkResult::advance();
+    auto plan = pipe->getAttrOfType<ArrayAttr>(TLEDialect::kBarriersAttrName);
+    if (!plan)
+      return WalkResult(pipe.emitError("pipe '")
+                        << pipe.getName()
+                        << "' has no derived barriers; run "
+                           "--tle-infer-arrive-counts first");
+    PipeBarriers &barriers = pipes[pipe];
+    barriers.pipe = pipe;
+    for (auto barrier : plan.getAsRange<BarrierAttr>()) {
+      if (barrier.getKind() == BarrierKind::Full)
+        barriers.full = barrier;
+      else
+        barriers.free.push_back(barrier);
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+void PipeLowering::createBarriers() {
+  for (auto &[op, barriers] : pipes) {
+    PipeOp pipe = barriers.pipe;
+    b.setInsertionPointAfter(pipe);
+    auto fieldType = cast<MemRefType>(pipe.getBuffers()[0].getType());
+    auto arrayType =
+        MemRefType::get({pipe.getCapacityAttr().getInt()}, b.getI64Type(),
+                        MemRefLayoutAttrInterface(), fieldType.getMemorySpace());
+    auto createArray = [&](BarrierAttr barrier) -> Value {
+      std::string name = (pipe.getName() + "." +
+                          stringifyBarrierKind(barrier.getKind()))
+                             .str();
+      if (barrier.getKind() == BarrierKind::Free && barriers.free.size() > 1)
+        name += "." + llvm::join(barrier.getFields().getAsValueRange<StringAttr>(),
+                                 "+");
+      return SharedAllocOp::create(b, pipe.getLoc(), arrayType,
+                                   b.getStringAttr(name), IntegerAttr(),
+                                   IntegerAttr());
+    };
+    barriers.fullArray = createArray(barriers.full);
+    for (BarrierAttr barrier : barriers.free)
+      barriers.freeArrays.push_back(createArray(barrier));
+  }
+}
+
+/// Thread 0 of the CTA initializes every mbarrier before the partitions
+/// start; the fence makes the inits visible to the async proxy (TMA,
+/// cp.async arrivals) and the CTA barrier to the other threads.
+void PipeLowering::initBarriers() {
+  Location loc = ws.getLoc();
+  b.setInsertionPoint(ws);
+  auto isFirst = scf::IfOp::create(b, loc, isThreadZero(loc));
+  b.setInsertionPointToStart(isFirst.thenBlock());
+  SmallVector<Value> slots;
+  for (auto &[op, barriers] : pipes) {
+    auto init = [&](Value array, BarrierAttr barrier) {
+      for (int64_t s = 0, e = barriers.pipe.getCapacityAttr().getInt(); s < e;
+           ++s) {
+        if (s == static_cast<int64_t>(slots.size()))
+          slots.push_back(arith::ConstantIndexOp::create(b, loc, s));
+        MBarrierInitOp::create(b, loc, array, slots[s],
+                               b.getI64IntegerAttr(barrier.getCount()));
+      }
+    };
+    init(barriers.fullArray, barriers.full);
+    for (auto [array, barrier] : llvm::zip(barriers.freeArrays, barriers.free))
+      init(array, barrier);
+  }
+  b.setInsertionPoint(ws);
+  NVVM::FenceMbarrierInitOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+}
+
+Value PipeLowering::isThreadZero(Location loc) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid, zero);
+}
+
+void PipeLowering::fenceProxyAsync(Location loc) {
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+}
+
+void PipeLowering::arrive(Location loc, Value array, Value slot,
+                          bool elected) {
+  if (!elected) {
+    MBarrierArriveOp::create(b, loc, ArriveForm::Plain, array, slot,
+                             IntegerAttr());
+    return;
+  }
+  // The partition's barrier (gpu.barrier becomes its named barrier when
+  // warp specialization is lowered) orders every thread's accesses before
+  // the one arrive.
+  gpu::BarrierOp::create(b, loc);
+  auto first = scf::IfOp::create(b, loc, isThreadZero(loc));
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(first.thenBlock());
+  MBarrierArriveOp::create(b, loc, ArriveForm::Plain, array, slot,
+                           IntegerAttr());
+}
+
+SmallVector<Value> PipeLowering::createSlotViews(PipeLifecycleOpInterface op,
+                                                 ArrayRef<unsigned> fields) {
+  PipeOp pipe = op.getPipeOp();
+  SmallVector<Value> views;
+  for (auto [field, result] : llvm::zip(fields, op->getResults()))
+    views.push_back(SlotOp::create(b, op.getLoc(), result.getType(),
+                                   pipe.getBuffers()[field], op.getSlot()));
+  return views;
+}
+
+/// The first op of `block` at or after `start` that uses one of `values`
+/// or a view derived from them, or null.
+static Operation *findFirstUse(ArrayRef<Value> values, Operation *start) {
+  SetVector<Value> aliases(values.begin(), values.end());
+  for (unsigned i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers())
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user))
+        aliases.insert(view->getResults().begin(), view->getResults().end());
+  Operation *first = nullptr;
+  for (Value alias : aliases)
+    for (Operation *user : alias.getUsers()) {
+      Operation *ancestor = start->getBlock()->findAncestorOpInBlock(*user);
+      if (!ancestor || ancestor->isBeforeInBlock(start))
+        continue;
+      if (!first || ancestor->isBeforeInBlock(first))
+        first = ancestor;
+    }
+  return first;
+}
+
+void PipeLowering::lowerAcquire(AcquireOp op, PipeBarriers &barriers) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  auto all = llvm::to_vector(
+      llvm::seq<unsigned>(0, barriers.pipe.getNumFields()));
+  SmallVector<Value> views = createSlotViews(op, all);
+  for (auto [result, view] : llvm::zip(op.getViews(), views))
+    result.replaceAllUsesWith(view);
+  Operation *commit = nullptr;
+  for (Operation *next = op->getNextNode(); next && !commit;
+       next = next->getNextNode())
+    if (auto c = dyn_cast<CommitOp>(next); c && c.getPipe() == op.getPipe())
+      commit = c;
+
+  if (barriers.full.getArrive() == ArriveKind::ExpectTx) {
+    // The expect_tx arrive may only join this lap's phase once every reader
+    // has released the slot, so all free waits come first.
+    for (Value array : barriers.freeArrays)
+      MBarrierWaitOp::create(b, loc, array, op.getSlot(), op.getParity());
+    auto first = scf::IfOp::create(b, loc, isThreadZero(loc));
+    b.setInsertionPointToStart(first.thenBlock());
+    MBarrierArriveOp::create(b, loc, ArriveForm::ExpectTx, barriers.fullArray,
+                             op.getSlot(),
+                             b.getI64IntegerAttr(barriers.full.getTxBytes()));
+  } else {
+    // Wait for each field group just before the writer first touches it, so
+    // a group its readers have released can be refilled while another
+    // group is still being read.
+    for (auto [i, array] : llvm::enumerate(barriers.freeArrays)) {
+      SmallVector<Value> groupViews;
+      for (unsigned f : all)
+        if (barriers.covers(i, f))
+          groupViews.push_back(views[f]);
+      Operation *firstUse = findFirstUse(groupViews, op);
+      b.setInsertionPoint(firstUse ? firstUse : commit ? commit : op);
+      MBarrierWaitOp::create(b, loc, array, op.getSlot(), op.getParity());
+    }
+  }
+  op->erase();
+}
+
+void PipeLowering::lowerCommit(CommitOp op, PipeBarriers &barriers) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  ArriveKind kind = barriers.full.getArrive();
+  Value slot = op.getSlot();
+  if (kind == ArriveKind::CpAsync || kind == ArriveKind::CpAsyncAndPerThread)
+    MBarrierArriveOp::create(b, loc, ArriveForm::CpAsync, barriers.fullArray,
+                             slot, IntegerAttr());
+  if (barriers.writesWithStores()) {
+    // Ordinary stores that the async proxy reads next need the proxy fence
+    // in each writing thread before its arrive publishes them.
+    if (barriers.full.getFence())
+      fenceProxyAsync(loc);
+    arrive(loc, barriers.fullArray, slot, kind == ArriveKind::Elected);
+  }
+  op->erase();
+}
+
+void PipeLowering::lowerWait(WaitOp op, PipeBarriers &barriers) {
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  MBarrierWaitOp::create(b, loc, barriers.fullArray, op.getSlot(),
+                         op.getParity());
+  // cp.async data arrives without the writer executing anything after it,
+  // so the reader orders it before its own async-proxy reads.
+  if (barriers.full.getFence() && barriers.writesWithCpAsync())
+    fenceProxyAsync(loc);
+  PipeOp pipe = barriers.pipe;
+  SmallVector<Value> views =
+      createSlotViews(op, pipe.getReaderFields(pipe.lookupReader(op.getReader())));
+  for (auto [result, view] : llvm::zip(op.getViews(), views))
+    result.replaceAllUsesWith(view);
+  op->erase();
+}
+
+void PipeLowering::lowerRelease(ReleaseOp op, PipeBarriers &barriers) {
+  b.setInsertionPoint(op);
+  for (auto [i, array] : llvm::enumerate(barriers.freeArrays))
+    if (barriers.isReadBy(i, op.getReader()))
+      arrive(op.getLoc(), array, op.getSlot(),
+             barriers.free[i].getArrive() == ArriveKind::Elected);
+  op->erase();
+}
+
+LogicalResult PipeLowering::lower(PipeLifecycleOpInterface op) {
+  PipeBarriers &barriers = pipes[op.getPipeOp()];
+  llvm::TypeSwitch<Operation *, void>(op.getOperation())
+      .Case([&](AcquireOp acquire) { lowerAcquire(acquire, barriers); })
+      .Case([&](CommitOp commit) { lowerCommit(commit, barriers); })
+      .Case([&](WaitOp wait) { lowerWait(wait, barriers); })
+      .Case([&](ReleaseOp release) { lowerRelease(release, barriers); });
+  return success();
+}
+
+LogicalResult PipeLowering::run() {
+  if (failed(collect()))
+    return failure();
+  if (pipes.empty())
+    return success();
+  createBarriers();
+  initBarriers();
+  SmallVector<PipeLifecycleOpInterface> ops;
+  ws->walk([&](PipeLifecycleOpInterface op) { ops.push_back(op); });
+  for (PipeLifecycleOpInterface op : ops)
+    if (failed(lower(op)))
+      return failure();
+  for (auto &[op, barriers] : pipes)
+    if (barriers.pipe->use_empty())
+      barriers.pipe->erase();
+  return success();
+}
+
+namespace {
 struct LowerPipesPass : tle::impl::TLELowerPipesBase<LowerPipesPass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    SmallVector<WarpSpecializeOp> kernels;
+    getOperation()->walk([&](WarpSpecializeOp ws) { kernels.push_back(ws); });
+    for (WarpSpecializeOp ws : kernels)
+      if (failed(PipeLowering(ws).run()))
+        return signalPassFailure();
+    WalkResult stray = getOperation()->walk([](Operation *op) {
+      if (isa<PipeOp, PipeLifecycleOpInterface>(op))
+        return WalkResult(op->emitError("is outside every tle.warp_specialize "
+                                        "and cannot be lowered"));
+      return WalkResult::advance();
+    });
+    if (stray.wasInterrupted())
+      signalPassFailure();
+  }
 };
 } // namespace

@@ -1,13 +1,23 @@
-//===- LowerWarpSpecialize.cpp
-//---------------------------------------------------------===//
+//===- LowerWarpSpecialize.cpp - Partitions onto warp groups --------------===//
+//
+// Replaces tle.warp_specialize by a dispatch on the warp index: one branch
+// per cluster of warp groups that share a register budget, which runs
+// setmaxnreg and then the partitions placed on those warps. See Passes.td.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+#define DEBUG_TYPE "tle-lower-warp-specialize"
 
 namespace mlir::tle {
 #define GEN_PASS_DEF_TLELOWERWARPSPECIALIZE
@@ -18,9 +28,246 @@ using namespace mlir;
 using namespace mlir::tle;
 
 namespace {
+
+/// Consecutive warp groups that one partition spans, or that several small
+/// partitions share: they run one setmaxnreg and then dispatch by warp.
+struct Cluster {
+  unsigned firstWarp, endWarp;
+  unsigned registers;
+  SmallVector<unsigned> partitions;
+};
+
+SmallVector<Cluster> computeClusters(const WarpLayout &layout,
+                                     ArrayRef<unsigned> budgets) {
+  constexpr unsigned kGroup = TLEDialect::kWarpsPerWarpGroup;
+  SmallVector<Cluster> clusters;
+  for (auto [p, placement] : llvm::enumerate(layout.partitions)) {
+    unsigned first = placement.firstWarp / kGroup * kGroup;
+    unsigned end = llvm::alignTo(placement.firstWarp + placement.numWarps,
+                                 kGroup);
+    if (clusters.empty() || first >= clusters.back().endWarp)
+      clusters.push_back({first, end, budgets[first / kGroup], {}});
+    clusters.back().endWarp = std::max(clusters.back().endWarp, end);
+    clusters.back().partitions.push_back(p);
+  }
+  return clusters;
+}
+
+class WarpSpecializeLowering {
+public:
+  WarpSpecializeLowering(WarpSpecializeOp ws, func::FuncOp kernel)
+      : ws(ws), kernel(kernel), b(ws), layout(computeWarpLayout(ws)) {}
+
+  void run();
+
+private:
+  Value warpBelow(unsigned warp);
+  void emitClusters(ArrayRef<Cluster> clusters);
+  void emitCluster(const Cluster &cluster);
+  void emitPartitions(ArrayRef<unsigned> partitions);
+  void inlinePartition(unsigned p);
+  void localize(iterator_range<Block::iterator> ops, unsigned p);
+  void setKernelAttributes();
+
+  WarpSpecializeOp ws;
+  func::FuncOp kernel;
+  OpBuilder b;
+  WarpLayout layout;
+  Value tid, warp;
+  unsigned entryRegisters = 0;
+  bool singleCluster = false;
+};
+
+} // namespace
+
+Value WarpSpecializeLowering::warpBelow(unsigned bound) {
+  Value c = arith::ConstantIndexOp::create(b, ws.getLoc(), bound);
+  return arith::CmpIOp::create(b, ws.getLoc(), arith::CmpIPredicate::ult, warp,
+                               c);
+}
+
+/// Inside partition `p`, thread ids count from 0 and CTA barriers become the
+/// partition's named barrier.
+void WarpSpecializeLowering::localize(iterator_range<Block::iterator> ops,
+                                      unsigned p) {
+  Location loc = ws.getLoc();
+  unsigned firstThread = layout.partitions[p].firstWarp * TLEDialect::kWarpSize;
+  unsigned threads = layout.partitions[p].numWarps * TLEDialect::kWarpSize;
+  SmallVector<Operation *> toErase;
+  auto rewrite = [&](Operation *op) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(op);
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(op);
+        id && id.getDimension() == gpu::Dimension::x) {
+      Value offset = arith::ConstantIndexOp::create(b, loc, firstThread);
+      id.replaceAllUsesWith(
+          arith::SubIOp::create(b, op->getLoc(), tid, offset).getResult());
+      toErase.push_back(op);
+    } else if (isa<gpu::BarrierOp>(op)) {
+      Value barrierId = arith::ConstantIntOp::create(b, loc, p + 1, 32);
+      Value count = arith::ConstantIntOp::create(b, loc, threads, 32);
+      NVVM::BarrierOp::create(b, op->getLoc(), Type(), barrierId, count,
+                              NVVM::BarrierReductionAttr(), Value());
+      toErase.push_back(op);
+    }
+  };
+  for (Operation &op : ops)
+    op.walk(rewrite);
+  for (Operation *op : toErase)
+    op->erase();
+}
+
+/// Moves the body of partition `p` to the insertion point. The default
+/// partition also takes the rest of the kernel, which runs on its warps.
+void WarpSpecializeLowering::inlinePartition(unsigned p) {
+  Block &body = ws.getPartitionRegion(p).front();
+  Operation *terminator = body.getTerminator();
+  localize({body.begin(), terminator->getIterator()}, p);
+  Block *dest = b.getInsertionBlock();
+  dest->getOperations().splice(b.getInsertionPoint(), body.getOperations(),
+                               body.begin(), terminator->getIterator());
+  if (p != 0)
+    return;
+  ws.replaceAllUsesWith(terminator->getOperands());
+  Block *kernelBody = ws->getBlock();
+  Operation *end = kernelBody->getTerminator();
+  if (ws->getNextNode() == end)
+    return;
+  localize({ws->getNextNode()->getIterator(), end->getIterator()}, p);
+  // Localizing may have replaced the first op after the kernel's split.
+  dest->getOperations().splice(b.getInsertionPoint(),
+                               kernelBody->getOperations(),
+                               ws->getNextNode()->getIterator(),
+                               end->getIterator());
+}
+
+void WarpSpecializeLowering::emitPartitions(ArrayRef<unsigned> partitions) {
+  if (partitions.empty())
+    return;
+  unsigned p = partitions.front();
+  const PartitionPlacement &placement = layout.partitions[p];
+  bool lastCoversRest = partitions.size() == 1 &&
+                        placement.numWarps % TLEDialect::kWarpsPerWarpGroup == 0;
+  if (lastCoversRest) {
+    inlinePartition(p);
+    return;
+  }
+  Value lower = arith::CmpIOp::create(
+      b, ws.getLoc(), arith::CmpIPredicate::uge, warp,
+      arith::ConstantIndexOp::create(b, ws.getLoc(), placement.firstWarp));
+  Value inside = arith::AndIOp::create(
+      b, ws.getLoc(), lower, warpBelow(placement.firstWarp + placement.numWarps));
+  auto branch = scf::IfOp::create(b, ws.getLoc(), inside,
+                                  /*withElseRegion=*/partitions.size() > 1);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    inlinePartition(p);
+  }
+  if (partitions.size() > 1) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    emitPartitions(partitions.drop_front());
+  }
+}
+
+void WarpSpecializeLowering::emitCluster(const Cluster &cluster) {
+  // setmaxnreg is warp-group wide: every warp of the cluster, idle padding
+  // warps included, executes the same instruction before dispatching. A
+  // kernel of one cluster already owns the whole register file.
+  if (!singleCluster && cluster.registers != entryRegisters) {
+    auto action = cluster.registers > entryRegisters
+                      ? NVVM::SetMaxRegisterAction::increase
+                      : NVVM::SetMaxRegisterAction::decrease;
+    NVVM::SetMaxRegisterOp::create(
+        b, ws.getLoc(), b.getI32IntegerAttr(cluster.registers),
+        NVVM::SetMaxRegisterActionAttr::get(b.getContext(), action));
+  }
+  emitPartitions(cluster.partitions);
+}
+
+void WarpSpecializeLowering::emitClusters(ArrayRef<Cluster> clusters) {
+  const Cluster &cluster = clusters.front();
+  if (clusters.size() == 1 && cluster.endWarp == layout.numWarps) {
+    emitCluster(cluster);
+    return;
+  }
+  auto branch = scf::IfOp::create(b, ws.getLoc(), warpBelow(cluster.endWarp),
+                                  /*withElseRegion=*/clusters.size() > 1);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.thenBlock()->getTerminator());
+    emitCluster(cluster);
+  }
+  if (clusters.size() > 1) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(branch.elseBlock()->getTerminator());
+    emitClusters(clusters.drop_front());
+  }
+}
+
+/// The block size marks the function as a kernel; the conversion to NVVM
+/// turns it into the launch bounds (nvvm.maxntid, nvvm.minctasm = 1) that
+/// make ptxas honour setmaxnreg.
+void WarpSpecializeLowering::setKernelAttributes() {
+  kernel->setAttr(TLEDialect::kBlockSizeAttrName,
+                  b.getI32IntegerAttr(layout.getNumThreads()));
+}
+
+void WarpSpecializeLowering::run() {
+  SmallVector<unsigned> budgets = deriveWarpGroupRegisters(layout);
+  // What ptxas gives every thread at entry under the launch bounds: the
+  // register file split evenly, at most 255, in steps of 8.
+  entryRegisters = std::min(TLEDialect::kRegistersPerCTA / layout.getNumThreads(),
+                            255u);
+  entryRegisters -= entryRegisters % TLEDialect::kRegisterGranule;
+  setKernelAttributes();
+  b.setInsertionPoint(ws);
+  tid = gpu::ThreadIdOp::create(b, ws.getLoc(), gpu::Dimension::x);
+  warp = arith::DivUIOp::create(
+      b, ws.getLoc(), tid,
+      arith::ConstantIndexOp::create(b, ws.getLoc(), TLEDialect::kWarpSize));
+  SmallVector<Cluster> clusters = computeClusters(layout, budgets);
+  singleCluster = clusters.size() == 1;
+  emitClusters(clusters);
+  ws->erase();
+}
+
+/// The lowering needs the op directly in a kernel body that returns
+/// nothing: the code after it moves into the default partition's branch.
+static LogicalResult checkPlacement(WarpSpecializeOp ws) {
+  auto kernel = dyn_cast<func::FuncOp>(ws->getParentOp());
+  if (!kernel)
+    return ws.emitOpError("must sit directly in the body of a func.func "
+                          "kernel to be lowered");
+  if (kernel.getNumResults() != 0)
+    return ws.emitOpError("is in '@")
+           << kernel.getName() << "', which returns values; a GPU kernel "
+           << "returns nothing";
+  if (!kernel.getBody().hasOneBlock())
+    return ws.emitOpError("needs a kernel body of one block");
+  return success();
+}
+
+namespace {
 struct LowerWarpSpecializePass
     : tle::impl::TLELowerWarpSpecializeBase<LowerWarpSpecializePass> {
   using Base::Base;
-  void runOnOperation() override {}
+
+  void runOnOperation() override {
+    SmallVector<WarpSpecializeOp> kernels;
+    getOperation()->walk([&](WarpSpecializeOp ws) { kernels.push_back(ws); });
+    for (WarpSpecializeOp ws : kernels) {
+      if (failed(checkPlacement(ws)))
+        return signalPassFailure();
+      auto kernel = cast<func::FuncOp>(ws->getParentOp());
+      if (llvm::count_if(kernel.getBody().front(), llvm::IsaPred<WarpSpecializeOp>) > 1) {
+        ws.emitOpError("is one of several in '@")
+            << kernel.getName() << "'; a kernel has one";
+        return signalPassFailure();
+      }
+      WarpSpecializeLowering(ws, kernel).run();
+    }
+  }
 };
 } // namespace

@@ -43,6 +43,20 @@ def TLE_Dialect : Dialect {
     /// The barriers --tle-infer-arrive-counts derived for a tle.pipe: an
     /// array of #tle.barrier, the full barrier first.
     static constexpr ::llvm::StringLiteral kBarriersAttrName = "tle.barriers";
+    /// On a kernel function: the threads per CTA, set when warp
+    /// specialization is lowered (becomes nvvm.maxntid).
+    static constexpr ::llvm::StringLiteral kBlockSizeAttrName =
+        "tle.block_size";
+    /// On a kernel function: bytes of dynamic shared memory it needs.
+    static constexpr ::llvm::StringLiteral kSharedMemorySizeAttrName =
+        "tle.shared_memory_size";
+    /// On a kernel function: its argument types before lowering, as strings,
+    /// so a runtime knows how the LLVM parameters group.
+    static constexpr ::llvm::StringLiteral kKernelSignatureAttrName =
+        "tle.kernel_signature";
+    /// On a kernel function: how its grid follows from the problem, for the
+    /// kernel's metadata (free text written by the author).
+    static constexpr ::llvm::StringLiteral kGridAttrName = "tle.grid";
     /// Named barrier 0 synchronizes the whole CTA (`bar.sync 0`); every
     /// partition gets one of the remaining ids for its local barrier.
     static constexpr unsigned kNumNamedBarriers = 16;

@@ -315,14 +315,14 @@ def TLE_MBarrierArriveOp : TLE_MBarrierOp<"arrive"> {
       which also raises the bytes the phase waits for (TMA).
 
     ```mlir
-    tle.mbarrier_arrive plain %full[%slot] : memref<2xi64, 3>
-    tle.mbarrier_arrive expect_tx %full[%slot] tx 32768 : memref<2xi64, 3>
+    tle.mbarrier_arrive %full[%slot] plain : memref<2xi64, 3>
+    tle.mbarrier_arrive %full[%slot] expect_tx 32768 : memref<2xi64, 3>
     ```
   }];
   let arguments = (ins TLE_ArriveFormAttr:$form, TLE_MBarrierArray:$barriers,
                        Index:$index, OptionalAttr<I64Attr>:$txBytes);
   let assemblyFormat = [{
-    $form $barriers `[` $index `]` (`tx` $txBytes^)? attr-dict `:`
+    $barriers `[` $index `]` `` $form ($txBytes^)? attr-dict `:`
     type($barriers)
   }];
 }

@@ -208,7 +208,7 @@ def TLELowerPipes : Pass<"tle-lower-pipes"> {
     tle.mbarrier_wait %full[%s], %p : memref<2xi64, 3>
     %v = tle.slot %lo[%s] : memref<2x128xf32, 3> -> memref<128xf32, 3>
     %x = memref.load %v[%t] : memref<128xf32, 3>
-    tle.mbarrier_arrive plain %free_lo[%s] : memref<2xi64, 3>
+    tle.mbarrier_arrive %free_lo[%s] plain : memref<2xi64, 3>
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -222,10 +222,11 @@ def TLEAllocateSharedMemory : Pass<"tle-allocate-shared-memory"> {
   let description = [{
     Gives each `tle.shared_alloc` of a kernel (a function) its byte `offset`
     in the kernel's dynamic shared memory and sets the function's
-    `tle.shared_memory_size`. Buffers keep declaration order; each starts at
-    its alignment: the `alignment` attribute if given, 1024 bytes for
-    buffers that TMA writes or the tensor cores read through a descriptor
-    (128-byte swizzled tiles need it), 8 for mbarrier arrays, else 128. A
+    `tle.shared_memory_size`. Buffers keep declaration order, mbarrier arrays
+    last; each starts at its alignment: 1024 bytes for buffers that TMA
+    writes or the tensor cores read through a descriptor (128-byte swizzled
+    tiles need it), 8 for mbarrier arrays, else 128, raised to the
+    `alignment` attribute where that is larger. A
     buffer bound by several pipes is one buffer. A kernel over 232,448 bytes
     (227 KiB, the most an sm_90 CTA may use) is an error that lists every
     buffer with its offset and size.
@@ -254,13 +255,15 @@ def TLELowerWarpSpecialize : Pass<"tle-lower-warp-specialize"> {
     Replaces `tle.warp_specialize` by a dispatch on the warp index. Each
     group of warp groups with one register budget is one branch that first
     runs `setmaxnreg` (increase or decrease from the budget every thread
-    starts with, 65536 / block size rounded down to a multiple of 8), then
-    the partitions placed on it; warps of no partition exit. The default
+    starts with, 65536 / block size capped at 255 and rounded down to a
+    multiple of 8; none when one branch holds the whole CTA), then the
+    partitions placed on it; warps of no partition exit. The default
     partition's branch also runs the code after the op. Inside a partition,
     `gpu.thread_id x` counts from 0 and `gpu.barrier` becomes the
     partition's named barrier (`bar.sync id, threads`). The kernel gets
-    `nvvm.kernel`, `nvvm.maxntid` (the block size) and `nvvm.minctasm = 1`,
-    without which ptxas ignores `setmaxnreg`.
+    `tle.block_size`, which `convert-tle-to-nvvm` turns into `nvvm.kernel`,
+    `nvvm.maxntid` and `nvvm.minctasm = 1`, without which ptxas ignores
+    `setmaxnreg`.
 
     Before:
 

@@ -1,0 +1,95 @@
+//===- PTX.h - Translation of TLE kernels to PTX and cubin ------*- C++ -*-===//
+//
+// The last step of the TLE flow: a module in the LLVM dialect with NVVM ops
+// and attributes (the output of `tle-opt --tle-to-llvm`) becomes PTX through
+// LLVM's NVPTX backend, and a cubin through the CUDA toolkit's ptxas. The
+// launch facts a runtime needs (block size, dynamic shared memory, parameter
+// types) are collected as JSON next to it.
+//
+// Chip and PTX ISA version. The default target is `sm_90a` with `+ptx80`,
+// i.e. PTX ISA 8.0. LLVM 22's NVPTX backend knows PTX 3.2 up to 9.0
+// (`+ptx32` .. `+ptx90`); `sm_90a` needs at least 8.0 (LLVM refuses lower
+// versions for it), and 8.0 is also the first version with every Hopper
+// instruction TLE emits (setmaxnreg, mbarrier expect-tx, cp.async.bulk,
+// wgmma). The lowest version that works is the one that the most drivers
+// and ptxas releases accept (CUDA 12.0 and later), so that is the default.
+// `sm_90a`, not `sm_90`: setmaxnreg and wgmma exist only on the
+// architecture-specific target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_TARGET_PTX_H
+#define TLE_TARGET_PTX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/Support/JSON.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+
+namespace tle {
+
+/// The default NVPTX target: Hopper with its architecture-specific
+/// instructions.
+constexpr llvm::StringLiteral kDefaultChip = "sm_90a";
+
+/// The default NVPTX features: PTX ISA 8.0, the lowest that allows sm_90a.
+constexpr llvm::StringLiteral kDefaultFeatures = "+ptx80";
+
+/// The PTX ISA version that kDefaultFeatures selects.
+constexpr llvm::StringLiteral kDefaultPTXVersion = "8.0";
+
+/// Adds the dialects a kernel module is made of (builtin, LLVM, NVVM) and
+/// their translations to LLVM IR.
+void registerPTXTranslationDialects(DialectRegistry &registry);
+
+/// Translates `module` (LLVM dialect with NVVM) to PTX for `chip` with the
+/// NVPTX `features` (comma separated, e.g. "+ptx80"), optimizing at O3.
+/// Failures, including LLVM backend errors such as an instruction the chip
+/// lacks, are reported as diagnostics on the module.
+FailureOr<std::string>
+translateModuleToPTX(ModuleOp module, StringRef chip = kDefaultChip,
+                     StringRef features = kDefaultFeatures);
+
+/// The PTX ISA version that a PTX text declares (`.version 8.0` gives
+/// "8.0"), or nullopt when it declares none.
+std::optional<std::string> getPTXVersion(StringRef ptx);
+
+/// Assembles `ptx` for `chip` with ptxas and returns the cubin. ptxas is
+/// found through the TLE_PTXAS environment variable, else PATH, else
+/// /usr/local/cuda/bin/ptxas. It runs with -v; its output (the resource
+/// usage and any warnings) goes to `log` when given, and its warnings are
+/// also reported as warnings at `loc`. Failures are errors at `loc`.
+FailureOr<std::string> assembleWithPtxas(StringRef ptx, StringRef chip,
+                                         Location loc,
+                                         std::string *log = nullptr);
+
+/// Describes the kernels (llvm.func with `nvvm.kernel`) of `module` for a
+/// launcher:
+///
+///   {"chip": "sm_90a", "ptx_version": "8.0", "kernels": [
+///     {"name": "k", "block": [128, 1, 1], "dynamic_shared_memory": 1024,
+///      "params": ["ptr", "i32"], "signature": ["memref<?xf32>", "i32"],
+///      "grid": "n / 128"}]}
+///
+/// `block` comes from `nvvm.maxntid` (required), `dynamic_shared_memory`
+/// from TLEDialect::kSharedMemorySizeAttrName (0 when absent), `params` are the LLVM
+/// parameter types (every pointer is "ptr"), and `signature` and `grid` are
+/// copied from TLEDialect::kKernelSignatureAttrName and kGridAttrName when present.
+FailureOr<llvm::json::Object>
+getKernelMetadata(ModuleOp module, StringRef chip = kDefaultChip,
+                  StringRef ptxVersion = kDefaultPTXVersion);
+
+/// Registers the `--tle-to-ptx` and `--tle-to-cubin` translations and
+/// their options (`--tle-chip`, `--tle-features`, `--tle-metadata`,
+/// `--tle-ptxas-log`).
+void registerTLETranslations();
+
+} // namespace tle
+} // namespace mlir
+
+#endif // TLE_TARGET_PTX_H

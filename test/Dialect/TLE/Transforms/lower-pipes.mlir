@@ -1,0 +1,265 @@
+// RUN: tle-opt %s -split-input-file --tle-derive-sync --tle-lower-pipes | FileCheck %s --enable-var-scope
+// RUN: tle-opt %s -split-input-file --tle-verify-pipes --tle-infer-arrive-counts=generic-arrive=elected --tle-assign-pipe-phases --tle-lower-pipes | FileCheck %s --check-prefix=ELECTED
+// RUN: not tle-opt %s -split-input-file --tle-lower-pipes 2>&1 | FileCheck %s --check-prefix=NOPHASES
+// RUN: not tle-opt %s -split-input-file --tle-assign-pipe-phases --tle-lower-pipes 2>&1 | FileCheck %s --check-prefix=NOPLAN
+
+// NOPHASES: error: 'tle.wait' op has no slot and parity yet; run --tle-assign-pipe-phases first
+// NOPLAN: error: pipe 'rows' has no derived barriers; run --tle-infer-arrive-counts first
+
+#smem = #gpu.address_space<workgroup>
+
+// Ordinary stores read by plain loads: per-thread arrives, no fence; the
+// free barrier of each field group is waited for just before its first store.
+// CHECK-LABEL: func.func @split_free
+// CHECK: %[[LO:.*]] = tle.shared_alloc : memref<2x64xf32
+// CHECK: %[[HI:.*]] = tle.shared_alloc : memref<2x64xf32
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "rows.full"} : memref<2xi64
+// CHECK: %[[FREE_LO:.*]] = tle.shared_alloc {name = "rows.free.lo"} : memref<2xi64
+// CHECK: %[[FREE_HI:.*]] = tle.shared_alloc {name = "rows.free.hi"} : memref<2xi64
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[TID]]
+// CHECK: scf.if %[[FIRST]] {
+// CHECK: tle.mbarrier_init %[[FULL]][%[[S0:.*]]] count 32
+// CHECK: tle.mbarrier_init %[[FULL]][%[[S1:.*]]] count 32
+// CHECK: tle.mbarrier_init %[[FREE_LO]][%[[S0]]] count 128
+// CHECK: tle.mbarrier_init %[[FREE_LO]][%[[S1]]] count 128
+// CHECK: tle.mbarrier_init %[[FREE_HI]][%[[S0]]] count 128
+// CHECK: tle.mbarrier_init %[[FREE_HI]][%[[S1]]] count 128
+// CHECK: }
+// CHECK-NEXT: nvvm.fence.mbarrier.init
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: tle.warp_specialize
+// CHECK: default "left"
+// CHECK: scf.for {{.*}} iter_args(%[[SLOT:.*]] = %{{.*}}, %[[LAP:.*]] = %{{.*}})
+// CHECK-NEXT: tle.mbarrier_wait %[[FULL]][%[[SLOT]]], %[[LAP]]
+// CHECK-NEXT: %[[V:.*]] = tle.slot %[[LO]][%[[SLOT]]] : memref<2x64xf32, {{.*}}> -> memref<64xf32
+// CHECK-NEXT: memref.load %[[V]]
+// CHECK-NEXT: tle.mbarrier_arrive %[[FREE_LO]][%[[SLOT]]] plain
+// CHECK: partition "right"
+// CHECK: tle.mbarrier_wait %[[FULL]]
+// CHECK: tle.mbarrier_arrive %[[FREE_HI]][%{{.*}}] plain
+// The producer waits for each half just before it writes that half.
+// CHECK: partition "producer"
+// CHECK: scf.for {{.*}} iter_args(%[[PSLOT:.*]] = %{{.*}}, %[[PLAP:.*]] = %{{.*}})
+// CHECK-NEXT: %[[FREEPAR:.*]] = arith.xori %[[PLAP]], %true
+// CHECK-NEXT: %[[L:.*]] = tle.slot %[[LO]][%[[PSLOT]]]
+// CHECK-NEXT: %[[H:.*]] = tle.slot %[[HI]][%[[PSLOT]]]
+// CHECK-NEXT: tle.mbarrier_wait %[[FREE_LO]][%[[PSLOT]]], %[[FREEPAR]]
+// CHECK-NEXT: vector.store %{{.*}}, %[[L]]
+// CHECK-NEXT: tle.mbarrier_wait %[[FREE_HI]][%[[PSLOT]]], %[[FREEPAR]]
+// CHECK-NEXT: vector.store %{{.*}}, %[[H]]
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%[[PSLOT]]] plain
+// CHECK-NOT: tle.pipe
+// CHECK-NOT: tle.acquire
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: return
+func.func @split_free(%n: index, %x: vector<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %lo = tle.shared_alloc : memref<2x64xf32, #smem>
+  %hi = tle.shared_alloc : memref<2x64xf32, #smem>
+  %rows = tle.pipe "rows" capacity 2 fields(lo = %lo : memref<2x64xf32, #smem>, hi = %hi : memref<2x64xf32, #smem>) readers(left = [lo], right = [hi])
+  tle.warp_specialize
+  default "left" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %rows[%i : index] reader "left" -> memref<64xf32, #smem>
+      %a = memref.load %v[%c0] : memref<64xf32, #smem>
+      tle.release %rows[%i : index] reader "left"
+    }
+    tle.warp_yield
+  }
+  partition "right" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %rows[%i : index] reader "right" -> memref<64xf32, #smem>
+      %a = memref.load %v[%c0] : memref<64xf32, #smem>
+      tle.release %rows[%i : index] reader "right"
+    }
+    tle.warp_return
+  }
+  partition "producer" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %l, %h = tle.acquire %rows[%i : index] -> memref<64xf32, #smem>, memref<64xf32, #smem>
+      vector.store %x, %l[%c0] : memref<64xf32, #smem>, vector<4xf32>
+      vector.store %x, %h[%c0] : memref<64xf32, #smem>, vector<4xf32>
+      tle.commit %rows[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Ordinary stores read by the tensor cores: the writer fences before its
+// arrive. Elected arrives (second RUN) use the partition barrier.
+// CHECK-LABEL: func.func @fence_for_tensor_cores
+// CHECK: %[[P:.*]] = tle.shared_alloc : memref<2x64x64xbf16, 3>
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "scores.full"}
+// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "scores.free"}
+// CHECK: tle.mbarrier_init %[[FULL]][%{{.*}}] count 128
+// CHECK: default "mma"
+// CHECK: tle.mbarrier_wait %[[FULL]]
+// CHECK-NEXT: tle.slot
+// CHECK-NEXT: nvgpu.warpgroup.generate.descriptor
+// CHECK-NEXT: tle.mbarrier_arrive %[[FREE]]
+// CHECK: partition "softmax"
+// CHECK: tle.mbarrier_wait %[[FREE]]
+// CHECK-NEXT: vector.store
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%{{.*}}] plain
+
+// ELECTED-LABEL: func.func @fence_for_tensor_cores
+// ELECTED: tle.mbarrier_init %[[FULL:.*]][%{{.*}}] count 1
+// ELECTED: partition "softmax"
+// ELECTED: vector.store
+// ELECTED-NEXT: nvvm.fence.proxy
+// ELECTED-NEXT: gpu.barrier
+// ELECTED-NEXT: %[[T:.*]] = gpu.thread_id x
+// ELECTED-NEXT: %[[Z:.*]] = arith.constant 0 : index
+// ELECTED-NEXT: %[[IS0:.*]] = arith.cmpi eq, %[[T]], %[[Z]]
+// ELECTED-NEXT: scf.if %[[IS0]] {
+// ELECTED-NEXT: tle.mbarrier_arrive %[[FULL]][%{{.*}}] plain
+func.func @fence_for_tensor_cores(%n: index, %x: vector<8xbf16>, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %p = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %scores = tle.pipe "scores" capacity 2 fields(p = %p : memref<2x64x64xbf16, 3>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %scores[%i : index] reader "mma" -> memref<64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %v, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %scores[%i : index] reader "mma"
+    }
+    tle.warp_yield
+  }
+  partition "softmax" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %scores[%i : index] -> memref<64x64xbf16, 3>
+      vector.store %x, %v[%c0, %c0] : memref<64x64xbf16, 3>, vector<8xbf16>
+      tle.commit %scores[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// cp.async data read by the tensor cores: one .noinc arrive per writer
+// thread, and the reader fences after its wait.
+// CHECK-LABEL: func.func @cp_async
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"} : memref<3xi64, 3>
+// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "kv.free"} : memref<3xi64, 3>
+// CHECK: default "mma"
+// CHECK: tle.mbarrier_wait %[[FULL]]
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: tle.slot
+// CHECK: partition "gather"
+// CHECK: tle.mbarrier_wait %[[FREE]]
+// CHECK-NEXT: nvgpu.device_async_copy
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%{{.*}}] cp_async
+func.func @cp_async(%src: memref<?x64xbf16>, %n: index, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %k = tle.shared_alloc : memref<3x64x64xbf16, 3>
+  %kv = tle.pipe "kv" capacity 3 fields(k = %k : memref<3x64x64xbf16, 3>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %kv[%i : index] reader "mma" -> memref<64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %v, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %kv[%i : index] reader "mma"
+    }
+    tle.warp_yield
+  }
+  partition "gather" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %kv[%i : index] -> memref<64x64xbf16, 3>
+      %t = nvgpu.device_async_copy %src[%i, %c0], %v[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      tle.commit %kv[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// TMA: the writer waits for the slot, then thread 0 arrives with the bytes;
+// the copy completes the phase, so the commit emits nothing.
+// CHECK-LABEL: func.func @tma
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"}
+// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "kv.free"}
+// CHECK: tle.mbarrier_init %[[FULL]][%{{.*}}] count 1
+// CHECK: partition "tma"
+// CHECK: %[[V:.*]] = tle.slot
+// CHECK-NEXT: tle.mbarrier_wait %[[FREE]]
+// CHECK-NEXT: %[[T:.*]] = gpu.thread_id x
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[IS0:.*]] = arith.cmpi eq, %[[T]], %[[Z]]
+// CHECK-NEXT: scf.if %[[IS0]] {
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%{{.*}}] expect_tx 8192
+// CHECK-NEXT: }
+// CHECK-NEXT: tle.tma_load %{{.*}} into %[[V]]
+// CHECK-NOT: tle.mbarrier_arrive %[[FULL]]
+// CHECK: tle.warp_return
+func.func @tma(%map: !llvm.ptr, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %k = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64x64xbf16, 3>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %kv[%i : index] reader "mma" -> memref<64x64xbf16, 3>
+      tle.release %kv[%i : index] reader "mma"
+    }
+    tle.warp_yield
+  }
+  partition "tma" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %kv[%i : index] -> memref<64x64xbf16, 3>
+      tle.tma_load %map[%c0_i32, %c0_i32] into %v : !llvm.ptr, memref<64x64xbf16, 3>
+      tle.commit %kv[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// one_shot: a full barrier only, slot 0, parity 0.
+// CHECK-LABEL: func.func @one_shot
+// CHECK-DAG: %[[FALSE:.*]] = arith.constant false
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "q.full"} : memref<1xi64, 3>
+// CHECK-NOT: q.free
+// CHECK: tle.mbarrier_init %[[FULL]][%{{.*}}] count 128
+// CHECK: default "left"
+// CHECK-NEXT: tle.mbarrier_wait %[[FULL]][%[[C0]]], %[[FALSE]]
+// CHECK: partition "load"
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%[[C0]]] plain
+func.func @one_shot(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %q = tle.shared_alloc : memref<1x64xf32, 3>
+  %qp = tle.pipe "q" capacity 1 one_shot fields(q = %q : memref<1x64xf32, 3>) readers(left, right)
+  tle.warp_specialize
+  default "left" warps(4) {
+    %v = tle.wait %qp reader "left" -> memref<64xf32, 3>
+    tle.warp_yield
+  }
+  partition "right" warps(4) {
+    %v = tle.wait %qp reader "right" -> memref<64xf32, 3>
+    tle.warp_return
+  }
+  partition "load" warps(4) {
+    memref.store %x, %q[%c0, %c0] : memref<1x64xf32, 3>
+    tle.commit %qp
+    tle.warp_return
+  }
+  return
+}

@@ -1,0 +1,126 @@
+// RUN: tle-opt %s -split-input-file -verify-diagnostics --tle-lower-warp-specialize | FileCheck %s --enable-var-scope
+
+// Three warp groups: the default partition increases to 232, the 1-warp
+// producers that share the last warp group decrease to 40 with one
+// setmaxnreg; thread ids become partition-local and gpu.barrier becomes
+// each partition's named barrier; the code after the op runs in the
+// default branch with the yielded value.
+// CHECK-LABEL: func.func @dispatch
+// CHECK-SAME: attributes {tle.block_size = 384 : i32}
+// The CTA-wide barrier before the split stays a CTA barrier.
+// CHECK: gpu.barrier
+// CHECK-NEXT: %[[TID:.*]] = gpu.thread_id x
+// CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[WARP:.*]] = arith.divui %[[TID]], %[[C32]]
+// CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[WG0:.*]] = arith.cmpi ult, %[[WARP]], %[[C4]]
+// CHECK-NEXT: scf.if %[[WG0]] {
+// 384 threads start with 65536 / 384 = 170, rounded down to 168 registers.
+// CHECK-NEXT: nvvm.setmaxregister increase 232
+// CHECK: %[[LTID:.*]] = arith.subi %[[TID]], %{{.*}}
+// CHECK: nvvm.barrier id = %[[ID1:.*]] number_of_threads = %[[N128:.*]]
+// CHECK-NEXT: memref.store %{{.*}}, %{{.*}}[%[[LTID]]]
+// The code after the op runs here, with the yielded value.
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK-NEXT: memref.store %arg1
+// CHECK: } else {
+// CHECK: %[[WG1:.*]] = arith.cmpi ult, %[[WARP]], %{{.*}}
+// CHECK-NEXT: scf.if %[[WG1]] {
+// CHECK-NEXT: nvvm.setmaxregister increase 232
+// CHECK-NEXT: %[[C128:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[RTID:.*]] = arith.subi %[[TID]], %[[C128]]
+// CHECK-NEXT: %[[ID2:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: %[[N:.*]] = arith.constant 128 : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID2]] number_of_threads = %[[N]]
+// CHECK: } else {
+// One setmaxnreg for the warp group the two 1-warp partitions share.
+// CHECK-NEXT: nvvm.setmaxregister decrease 40
+// CHECK-NOT: nvvm.setmaxregister
+// CHECK: arith.cmpi uge, %[[WARP]]
+// CHECK: scf.if
+// CHECK-NEXT: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-NEXT: arith.subi %[[TID]], %[[C256]]
+// CHECK-NEXT: %[[ID3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT: %[[N32:.*]] = arith.constant 32 : i32
+// CHECK-NEXT: nvvm.barrier id = %[[ID3]] number_of_threads = %[[N32]]
+// CHECK: } else {
+// CHECK: scf.if
+// CHECK-NEXT: %[[C288:.*]] = arith.constant 288 : index
+// CHECK-NEXT: arith.subi %[[TID]], %[[C288]]
+// CHECK-NOT: tle.warp_specialize
+// CHECK: return
+func.func @dispatch(%out: memref<?xf32>, %x: f32) {
+  %c0 = arith.constant 0 : index
+  gpu.barrier
+  %r = tle.warp_specialize -> (f32)
+  default "left" warps(4) registers(232) {
+    %t = gpu.thread_id x
+    gpu.barrier
+    memref.store %x, %out[%t] : memref<?xf32>
+    tle.warp_yield %x : f32
+  }
+  partition "right" warps(4) registers(232) {
+    %t = gpu.thread_id x
+    gpu.barrier
+    memref.store %x, %out[%t] : memref<?xf32>
+    tle.warp_return
+  }
+  partition "load" warps(1) registers(40) {
+    %t = gpu.thread_id x
+    gpu.barrier
+    memref.store %x, %out[%t] : memref<?xf32>
+    tle.warp_return
+  }
+  partition "store" warps(1) {
+    %t = gpu.thread_id x
+    memref.store %x, %out[%t] : memref<?xf32>
+    tle.warp_return
+  }
+  %t = gpu.thread_id x
+  gpu.barrier
+  memref.store %r, %out[%t] : memref<?xf32>
+  return
+}
+
+// -----
+
+// One warp group with the whole register budget: nothing to dispatch and no
+// setmaxnreg.
+// CHECK-LABEL: func.func @single
+// CHECK-SAME: attributes {tle.block_size = 128 : i32}
+// CHECK-NOT: nvvm.setmaxregister
+// CHECK-NOT: scf.if
+// CHECK: memref.store
+func.func @single(%out: memref<?xf32>, %x: f32) {
+  tle.warp_specialize
+  default warps(4) registers(256) {
+    %t = gpu.thread_id x
+    memref.store %x, %out[%t] : memref<?xf32>
+    tle.warp_yield
+  }
+  return
+}
+
+// -----
+
+func.func @returns_value(%x: f32) -> f32 {
+  // expected-error @+1 {{is in '@returns_value', which returns values; a GPU kernel returns nothing}}
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  return %x : f32
+}
+
+// -----
+
+func.func @nested(%c: i1) {
+  scf.if %c {
+    // expected-error @+1 {{must sit directly in the body of a func.func kernel to be lowered}}
+    tle.warp_specialize
+    default warps(4) {
+      tle.warp_yield
+    }
+  }
+  return
+}

@@ -1,0 +1,171 @@
+//===- Runtime.h - Load, launch and time TLE kernels ------------*- C++ -*-===//
+//
+// The runtime needs only the CUDA driver, which it loads at run time
+// (dlopen of libcuda.so.1), and no LLVM: it builds on any machine with a C++
+// compiler. Errors never throw: every call that can fail returns a Status.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_RUNTIME_RUNTIME_H
+#define TLE_RUNTIME_RUNTIME_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tle::runtime {
+
+/// Success, or a message for a person.
+struct Status {
+  enum class Code {
+    Ok,
+    /// No CUDA driver or no CUDA device: exit code 2 in the tools.
+    NoDevice,
+    /// A kernel did not finish within the watchdog limit (a deadlocked
+    /// pipe): the context is unusable and the process must exit.
+    Hang,
+    Error,
+  };
+  Code code = Code::Ok;
+  std::string message;
+
+  static Status ok() { return {}; }
+  static Status error(std::string message) {
+    return {Code::Error, std::move(message)};
+  }
+  explicit operator bool() const { return code == Code::Ok; }
+};
+
+/// What tle-translate writes beside the PTX for one kernel.
+struct KernelInfo {
+  std::string name;
+  int block[3] = {1, 1, 1};
+  int64_t dynamicSharedMemory = 0;
+  /// LLVM parameter types ("ptr", "i64", "i32", "f32", ...).
+  std::vector<std::string> params;
+  /// Argument types before lowering ("memref<?x256xf32>", "index", ...).
+  std::vector<std::string> signature;
+  std::string grid;
+};
+
+/// Parses the metadata JSON; `kernels` gets one entry per kernel.
+Status parseKernelMetadata(const std::string &json,
+                           std::vector<KernelInfo> &kernels);
+
+/// A device allocation (freed on destruction).
+class DeviceBuffer {
+public:
+  DeviceBuffer() = default;
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+  DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
+  ~DeviceBuffer();
+
+  uint64_t address() const { return ptr; }
+  size_t size() const { return bytes; }
+
+private:
+  friend class Device;
+  uint64_t ptr = 0;
+  size_t bytes = 0;
+};
+
+/// The argument list of one launch, packed the way MLIR's default calling
+/// convention lowers each source argument: a rank-r memref is (allocated
+/// ptr, aligned ptr, offset, sizes[r], strides[r]); an index is an i64.
+class KernelArgs {
+public:
+  void addMemRef(uint64_t address, std::vector<int64_t> sizes,
+                 std::vector<int64_t> strides = {}, int64_t offset = 0);
+  void addIndex(int64_t value);
+  void addI32(int32_t value);
+  void addF32(float value);
+
+  /// Checks the packed arguments against the kernel's signature and
+  /// parameter list (count, kinds, memref ranks).
+  Status check(const KernelInfo &kernel) const;
+  /// Pointers to each parameter's storage, for cuLaunchKernel.
+  std::vector<void *> pointers();
+
+private:
+  struct Param {
+    std::string kind; // "ptr", "i64", "i32", "f32"
+    uint64_t bits;
+  };
+  std::vector<Param> params;
+  /// One entry per source argument: "memref" with its rank, or a scalar
+  /// kind, for check().
+  std::vector<std::pair<std::string, int>> sourceArgs;
+};
+
+/// Median, minimum and maximum of the timed launches, in milliseconds.
+struct Timing {
+  double medianMs = 0, minMs = 0, maxMs = 0;
+  int reps = 0;
+};
+
+class Module;
+
+/// One CUDA device with its primary context, through the driver API.
+class Device {
+public:
+  /// Loads the driver and opens device `ordinal`. Fails with
+  /// Status::Code::NoDevice when there is no driver or no device.
+  static Status open(int ordinal, std::unique_ptr<Device> &device);
+  ~Device();
+
+  std::string name() const;
+  /// Major * 10 + minor, e.g. 90 for Hopper.
+  int computeCapability() const;
+  int multiprocessorCount() const;
+
+  Status allocate(size_t bytes, DeviceBuffer &buffer);
+  Status upload(DeviceBuffer &buffer, const void *host, size_t bytes);
+  Status download(void *host, const DeviceBuffer &buffer, size_t bytes);
+  /// Fills the buffer with a byte pattern (to catch unwritten outputs).
+  Status fill(DeviceBuffer &buffer, uint8_t byte);
+
+  /// Loads PTX (through the driver JIT, whose error log the Status carries)
+  /// or a cubin, with the kernels' metadata.
+  Status loadModule(const std::string &image, bool isPTX,
+                    std::vector<KernelInfo> kernels,
+                    std::unique_ptr<Module> &module);
+
+  /// Seconds a launch may take before it is reported as a hang.
+  void setWatchdog(double seconds) { watchdogSeconds = seconds; }
+
+  /// Launches `kernel` and waits for it under the watchdog.
+  Status launch(Module &module, const std::string &kernel,
+                const unsigned grid[3], KernelArgs &args);
+  /// `warmup` untimed launches, then `reps` launches each timed with CUDA
+  /// events, all under the watchdog.
+  Status time(Module &module, const std::string &kernel,
+              const unsigned grid[3], KernelArgs &args, int warmup, int reps,
+              Timing &timing);
+
+private:
+  struct Impl;
+  explicit Device(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+  double watchdogSeconds = 10.0;
+};
+
+/// A loaded module: its kernels and their metadata.
+class Module {
+public:
+  ~Module();
+  const KernelInfo *findKernel(const std::string &name) const;
+  const std::vector<KernelInfo> &kernels() const { return infos; }
+
+private:
+  friend class Device;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+  std::vector<KernelInfo> infos;
+};
+
+} // namespace tle::runtime
+
+#endif // TLE_RUNTIME_RUNTIME_H

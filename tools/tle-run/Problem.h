@@ -1,0 +1,66 @@
+//===- Problem.h - A named problem tle-run can set up and check -*- C++ -*-===//
+//
+// A problem owns the inputs and outputs of one kernel invocation: it builds
+// them from a seed, packs the kernel's arguments and grid, poisons the
+// outputs before a checked run, and compares them with a reference it
+// computes independently of the kernel (on the CPU).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_TOOLS_TLE_RUN_PROBLEM_H
+#define TLE_TOOLS_TLE_RUN_PROBLEM_H
+
+#include "tle/Runtime/Runtime.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tle::run {
+
+/// `--shape k=v,...` as written; each problem parses and validates it.
+using Shape = std::map<std::string, std::string>;
+
+struct CheckResult {
+  bool passed = false;
+  /// One line for the report, e.g. "exact: 262144 of 262144 elements".
+  std::string summary;
+  /// Named figures for the JSON report (max abs error, rows checked, ...).
+  std::map<std::string, double> metrics;
+};
+
+class Problem {
+public:
+  virtual ~Problem() = default;
+
+  /// Applies `shape` over the defaults; rejects unknown keys and bad values.
+  virtual runtime::Status configure(const Shape &shape) = 0;
+  /// The configured shape, e.g. "ctas=132 n=64".
+  virtual std::string describe() const = 0;
+
+  /// Creates inputs from `seed` and outputs on `device`, checks that
+  /// `kernel` takes the arguments this problem passes, and packs them.
+  virtual runtime::Status prepare(runtime::Device &device, uint64_t seed,
+                                  const runtime::KernelInfo &kernel,
+                                  runtime::KernelArgs &args,
+                                  unsigned grid[3]) = 0;
+  /// Overwrites every output with a pattern no correct kernel leaves.
+  virtual runtime::Status poisonOutputs(runtime::Device &device) = 0;
+  /// Downloads the outputs and compares them with the reference.
+  virtual runtime::Status check(runtime::Device &device,
+                                CheckResult &result) = 0;
+
+  /// Bytes one launch must move through device memory at least, and the
+  /// FLOPs it performs by the problem's formula (0 where meaningless).
+  virtual double bytesMoved() const = 0;
+  virtual double flops() const = 0;
+};
+
+/// The problem called `name`, or null.
+std::unique_ptr<Problem> createProblem(const std::string &name);
+std::vector<std::string> getProblemNames();
+
+} // namespace tle::run
+
+#endif // TLE_TOOLS_TLE_RUN_PROBLEM_H

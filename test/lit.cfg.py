@@ -29,6 +29,13 @@ llvm_config.add_tool_substitutions(["tle-opt", "tle-translate"], tool_dirs)
 # The examples live outside test/ but carry their own RUN lines.
 config.substitutions.append(("%tle_src_root", config.tle_src_root))
 
+# The GoogleTest binary of lib/Problems; absent where libgtest-dev is not.
+problems_tests = os.path.join(config.tle_obj_root, "unittests", "Problems",
+                              "TLEProblemsTests")
+if os.path.exists(problems_tests):
+    config.available_features.add("problems-unittests")
+    config.substitutions.append(("%tle_problems_tests", problems_tests))
+
 # ptxas from the CUDA toolkit, when the machine has one.
 ptxas = shutil.which("ptxas") or (
     "/usr/local/cuda/bin/ptxas"

@@ -1,0 +1,570 @@
+//===- SparseMLAProblem.cpp - tle-run's SparseMLA problem -----------------===//
+//
+// The inputs, the reference and the comparison live in lib/Problems; this
+// file moves them to and from the device and checks that the kernel takes
+// the arguments SparseMLAProblem.h describes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SparseMLAProblem.h"
+
+#include "tle/Problems/SparseMLA.h"
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+using namespace tle;
+using namespace tle::problems;
+using namespace tle::run;
+using runtime::DeviceBuffer;
+using runtime::Status;
+
+/// Heads per CTA: the grid's y dimension is h / 64.
+static constexpr int64_t kHeadsPerCTA = 64;
+/// The kernel arguments without and with attn_sink and topk_length.
+static constexpr size_t kBaseArguments = 7;
+static constexpr size_t kOptionalArguments = 9;
+
+//===----------------------------------------------------------------------===//
+// Shape keys
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What --shape sets.
+struct Settings {
+  SparseMLAConfig config;
+  /// Evenly spaced rows compared with the reference (empty rows come on
+  /// top). About a second of CPU time per hundred rows and core at the
+  /// benchmark shape.
+  int64_t rowsChecked = 128;
+};
+
+using Setter = std::function<bool(const std::string &, Settings &)>;
+} // namespace
+
+static bool parseInteger(const std::string &text, int64_t &value) {
+  char *end = nullptr;
+  errno = 0;
+  long long parsed = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0)
+    return false;
+  value = parsed;
+  return true;
+}
+
+static bool parseReal(const std::string &text, double &value) {
+  char *end = nullptr;
+  double parsed = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(parsed))
+    return false;
+  value = parsed;
+  return true;
+}
+
+static Setter setInteger(int64_t SparseMLAConfig::*member) {
+  return [member](const std::string &text, Settings &settings) {
+    return parseInteger(text, settings.config.*member);
+  };
+}
+
+static Setter setFraction(double SparseMLAConfig::*member) {
+  return [member](const std::string &text, Settings &settings) {
+    return parseReal(text, settings.config.*member);
+  };
+}
+
+static Setter setFlag(bool SparseMLAConfig::*member) {
+  return [member](const std::string &text, Settings &settings) {
+    if (text != "0" && text != "1")
+      return false;
+    settings.config.*member = text == "1";
+    return true;
+  };
+}
+
+static bool setDistribution(const std::string &text, Settings &settings) {
+  if (text != "random" && text != "locality")
+    return false;
+  settings.config.distribution = text == "random" ? IndexDistribution::Random
+                                                  : IndexDistribution::Locality;
+  return true;
+}
+
+static bool setRowsChecked(const std::string &text, Settings &settings) {
+  return parseInteger(text, settings.rowsChecked) && settings.rowsChecked > 0;
+}
+
+static bool setScale(const std::string &text, Settings &settings) {
+  double scale;
+  if (!parseReal(text, scale))
+    return false;
+  settings.config.smScale = float(scale);
+  return true;
+}
+
+static const std::map<std::string, Setter> &getSetters() {
+  static const std::map<std::string, Setter> setters = {
+      {"b", setInteger(&SparseMLAConfig::b)},
+      {"sq", setInteger(&SparseMLAConfig::sq)},
+      {"h", setInteger(&SparseMLAConfig::h)},
+      {"topk", setInteger(&SparseMLAConfig::topk)},
+      {"skv", setInteger(&SparseMLAConfig::skv)},
+      {"q_pad", setInteger(&SparseMLAConfig::qPad)},
+      {"invalid", setFraction(&SparseMLAConfig::invalidFraction)},
+      {"empty", setFraction(&SparseMLAConfig::emptyRowFraction)},
+      {"sink", setFlag(&SparseMLAConfig::attnSink)},
+      {"topk_length", setFlag(&SparseMLAConfig::topkLength)},
+      {"distribution", setDistribution},
+      {"rows_checked", setRowsChecked},
+      {"sm_scale", setScale},
+  };
+  return setters;
+}
+
+static Status applyShape(const Shape &shape, Settings &settings) {
+  const std::map<std::string, Setter> &setters = getSetters();
+  for (const auto &[key, value] : shape) {
+    auto setter = setters.find(key);
+    if (setter == setters.end()) {
+      std::string known;
+      for (const auto &entry : setters)
+        known += (known.empty() ? "" : ", ") + entry.first;
+      return Status::error("sparse_mla: unknown shape key '" + key +
+                           "' (known: " + known + ")");
+    }
+    if (!setter->second(value, settings))
+      return Status::error("sparse_mla: bad value '" + value + "' for '" + key +
+                           "'");
+  }
+  std::string error = validateSparseMLAConfig(settings.config);
+  if (!error.empty())
+    return Status::error("sparse_mla: " + error);
+  return Status::ok();
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel's arguments
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One kernel argument: the type it must have and what is passed for it.
+struct Argument {
+  const char *name;
+  /// "bf16", "i32" or "f32"; for the scalar, its type.
+  const char *elementType;
+  /// Empty for the scalar.
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  const DeviceBuffer *buffer = nullptr;
+  float scalar = 0;
+
+  bool isMemRef() const { return !sizes.empty(); }
+};
+
+/// A memref type as printed by MLIR, split into its parts.
+struct MemRefText {
+  std::vector<std::string> sizes;
+  std::string elementType;
+  /// "" for the identity layout.
+  std::string layout;
+};
+
+/// Device memory for the inputs and outputs.
+struct Buffers {
+  DeviceBuffer q, kv, indices, out, maxLogits, lse, attnSink, topkLength;
+};
+} // namespace
+
+static std::vector<int64_t> getDenseStrides(const std::vector<int64_t> &sizes) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t i = sizes.size(); i > 1; --i)
+    strides[i - 2] = strides[i - 1] * sizes[i - 1];
+  return strides;
+}
+
+static Argument makeMemRef(const char *name, const char *elementType,
+                           std::vector<int64_t> sizes,
+                           const DeviceBuffer &buffer) {
+  std::vector<int64_t> strides = getDenseStrides(sizes);
+  return {name, elementType, std::move(sizes), std::move(strides), &buffer};
+}
+
+/// The arguments in the kernel's order; the last two only for a kernel that
+/// takes them.
+static std::vector<Argument> getArguments(const SparseMLAConfig &config,
+                                          const Buffers &buffers,
+                                          bool withOptional) {
+  int64_t b = config.b, sq = config.sq, h = config.h;
+  std::array<int64_t, 4> qStrides = getSparseMLAQStrides(config);
+  std::vector<Argument> arguments = {
+      {"q",
+       "bf16",
+       {b, sq, h, config.dqk},
+       std::vector<int64_t>(qStrides.begin(), qStrides.end()),
+       &buffers.q},
+      makeMemRef("kv", "bf16", {b, config.skv, config.hkv, config.dqk},
+                 buffers.kv),
+      makeMemRef("indices", "i32", {b, sq, config.hkv, config.topk},
+                 buffers.indices),
+      makeMemRef("out", "bf16", {b, sq, h, config.dv}, buffers.out),
+      makeMemRef("max_logits", "f32", {b, sq, h}, buffers.maxLogits),
+      makeMemRef("lse", "f32", {b, sq, h}, buffers.lse),
+      {"sm_scale", "f32", {}, {}, nullptr, config.smScale},
+  };
+  if (withOptional) {
+    arguments.push_back(makeMemRef("attn_sink", "f32", {h}, buffers.attnSink));
+    arguments.push_back(
+        makeMemRef("topk_length", "i32", {config.rows()}, buffers.topkLength));
+  }
+  return arguments;
+}
+
+static std::vector<std::string> split(const std::string &text, char separator) {
+  std::vector<std::string> parts;
+  std::istringstream stream(text);
+  for (std::string part; std::getline(stream, part, separator);)
+    parts.push_back(part);
+  return parts;
+}
+
+/// Splits "memref<?x576xbf16, strided<[?, 1]>>"; nullopt if it is no memref.
+static std::optional<MemRefText> parseMemRef(std::string type) {
+  type.erase(std::remove(type.begin(), type.end(), ' '), type.end());
+  const std::string prefix = "memref<";
+  if (type.compare(0, prefix.size(), prefix) != 0 || type.back() != '>')
+    return std::nullopt;
+  std::string body =
+      type.substr(prefix.size(), type.size() - prefix.size() - 1);
+  size_t comma = body.find(',');
+  MemRefText memref;
+  memref.sizes = split(body.substr(0, comma), 'x');
+  if (memref.sizes.empty())
+    return std::nullopt;
+  memref.elementType = memref.sizes.back();
+  memref.sizes.pop_back();
+  if (comma != std::string::npos)
+    memref.layout = body.substr(comma + 1);
+  return memref;
+}
+
+/// Whether each of `texts` is '?' or the matching entry of `values`.
+static bool matches(const std::vector<std::string> &texts,
+                    const std::vector<int64_t> &values) {
+  if (texts.size() != values.size())
+    return false;
+  for (size_t i = 0; i < texts.size(); ++i)
+    if (texts[i] != "?" && texts[i] != std::to_string(values[i]))
+      return false;
+  return true;
+}
+
+/// Whether a memref with `layout` (what follows the element type: a strided
+/// layout, a memory space, both or neither) reads the strides passed.
+static bool matchesLayout(const std::string &layout,
+                          const std::vector<int64_t> &strides,
+                          const std::vector<int64_t> &sizes) {
+  const std::string strided = "strided<[";
+  size_t close = layout.find(']');
+  if (layout.compare(0, strided.size(), strided) == 0 &&
+      close != std::string::npos)
+    return matches(
+        split(layout.substr(strided.size(), close - strided.size()), ','),
+        strides);
+  // Any other layout is an affine map, which this check does not read.
+  if (layout.compare(0, 10, "affine_map") == 0)
+    return false;
+  return strides == getDenseStrides(sizes);
+}
+
+static std::string joinSizes(const std::vector<int64_t> &values,
+                             const char *separator) {
+  std::string text;
+  for (size_t i = 0; i < values.size(); ++i)
+    text += (i ? separator : "") + std::to_string(values[i]);
+  return text;
+}
+
+/// The type the argument must have, with every size known.
+static std::string describeType(const Argument &argument) {
+  if (!argument.isMemRef())
+    return argument.elementType;
+  std::string type =
+      "memref<" + joinSizes(argument.sizes, "x") + "x" + argument.elementType;
+  if (argument.strides != getDenseStrides(argument.sizes))
+    type += ", strided<[" + joinSizes(argument.strides, ", ") + "]>";
+  return type + ">";
+}
+
+static bool matchesType(const Argument &argument, const std::string &type) {
+  if (!argument.isMemRef())
+    return type == argument.elementType;
+  std::optional<MemRefText> memref = parseMemRef(type);
+  return memref && memref->elementType == argument.elementType &&
+         matches(memref->sizes, argument.sizes) &&
+         matchesLayout(memref->layout, argument.strides, argument.sizes);
+}
+
+static Status checkSignature(const SparseMLAConfig &config,
+                             const runtime::KernelInfo &kernel,
+                             const std::vector<Argument> &arguments) {
+  const std::vector<std::string> &signature = kernel.signature;
+  std::string where = "sparse_mla: kernel '" + kernel.name + "'";
+  if (signature.empty())
+    return Status::error(where + " has no signature in its metadata, so "
+                                 "its arguments cannot be checked");
+  if (signature.size() != kBaseArguments &&
+      signature.size() != kOptionalArguments)
+    return Status::error(
+        where + " takes " + std::to_string(signature.size()) +
+        " arguments; SparseMLA passes (q, kv, indices, out, max_logits, lse, "
+        "sm_scale) and optionally (attn_sink, topk_length)");
+  if (signature.size() == kBaseArguments &&
+      (config.attnSink || config.topkLength))
+    return Status::error(where + " takes no attn_sink and topk_length, but "
+                                 "the shape asks for sink=1 or topk_length=1");
+  for (size_t i = 0; i < signature.size(); ++i)
+    if (!matchesType(arguments[i], signature[i]))
+      return Status::error(where + ": argument " + std::to_string(i) + " (" +
+                           arguments[i].name + ") is " + signature[i] +
+                           ", expected " + describeType(arguments[i]) +
+                           " ('?' may stand for any size or stride)");
+  return Status::ok();
+}
+
+static void packArguments(const std::vector<Argument> &arguments,
+                          runtime::KernelArgs &args) {
+  for (const Argument &argument : arguments) {
+    if (argument.isMemRef())
+      args.addMemRef(argument.buffer->address(), argument.sizes,
+                     argument.strides);
+    else
+      args.addF32(argument.scalar);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Device transfers
+//===----------------------------------------------------------------------===//
+
+/// Runs `steps` in order up to the first that fails.
+static Status runSteps(std::initializer_list<std::function<Status()>> steps) {
+  for (const std::function<Status()> &step : steps)
+    if (Status status = step(); !status)
+      return status;
+  return Status::ok();
+}
+
+template <typename T>
+static Status upload(runtime::Device &device, const std::vector<T> &host,
+                     DeviceBuffer &buffer) {
+  size_t bytes = host.size() * sizeof(T);
+  if (Status status = device.allocate(bytes, buffer); !status)
+    return status;
+  return device.upload(buffer, host.data(), bytes);
+}
+
+template <typename T>
+static Status download(runtime::Device &device, const DeviceBuffer &buffer,
+                       std::vector<T> &host, size_t count) {
+  host.resize(count);
+  return device.download(host.data(), buffer, count * sizeof(T));
+}
+
+/// attn_sink and topk_length for a kernel that takes them: the generated
+/// ones, or where the shape leaves them off, values that change nothing
+/// (so that one kernel serves both).
+static std::vector<float> getSinksToPass(const SparseMLAInputs &inputs) {
+  if (inputs.config.attnSink)
+    return inputs.attnSink;
+  return std::vector<float>(inputs.config.h,
+                            -std::numeric_limits<float>::infinity());
+}
+
+static std::vector<int32_t> getTopkLengthToPass(const SparseMLAInputs &inputs) {
+  if (inputs.config.topkLength)
+    return inputs.topkLength;
+  return std::vector<int32_t>(inputs.config.rows(),
+                              int32_t(inputs.config.topk));
+}
+
+static Status uploadInputs(runtime::Device &device,
+                           const SparseMLAInputs &inputs, bool withOptional,
+                           Buffers &buffers) {
+  Status status = runSteps({
+      [&] { return upload(device, inputs.q, buffers.q); },
+      [&] { return upload(device, inputs.kv, buffers.kv); },
+      [&] { return upload(device, inputs.indices, buffers.indices); },
+  });
+  if (!status || !withOptional)
+    return status;
+  return runSteps({
+      [&] { return upload(device, getSinksToPass(inputs), buffers.attnSink); },
+      [&] {
+        return upload(device, getTopkLengthToPass(inputs), buffers.topkLength);
+      },
+  });
+}
+
+static Status allocateOutputs(runtime::Device &device,
+                              const SparseMLAConfig &config, Buffers &buffers) {
+  size_t stats = config.rows() * config.h;
+  return runSteps({
+      [&] {
+        return device.allocate(stats * config.dv * sizeof(uint16_t),
+                               buffers.out);
+      },
+      [&] { return device.allocate(stats * sizeof(float), buffers.maxLogits); },
+      [&] { return device.allocate(stats * sizeof(float), buffers.lse); },
+  });
+}
+
+static Status downloadOutputs(runtime::Device &device,
+                              const SparseMLAConfig &config,
+                              const Buffers &buffers,
+                              SparseMLAOutputs &outputs) {
+  size_t stats = config.rows() * config.h;
+  return runSteps({
+      [&] {
+        return download(device, buffers.out, outputs.out, stats * config.dv);
+      },
+      [&] {
+        return download(device, buffers.maxLogits, outputs.maxLogits, stats);
+      },
+      [&] { return download(device, buffers.lse, outputs.lse, stats); },
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// The problem
+//===----------------------------------------------------------------------===//
+
+static void addMetrics(const SparseMLATensorReport &tensor,
+                       std::map<std::string, double> &metrics) {
+  metrics[tensor.name + "_max_abs_err"] = tensor.maxAbsError;
+  metrics[tensor.name + "_max_rel_err"] = tensor.maxRelError;
+  metrics[tensor.name + "_cos_diff"] = tensor.cosDiff;
+  metrics[tensor.name + "_mismatches"] = double(tensor.mismatches);
+}
+
+namespace {
+class SparseMLAProblem : public Problem {
+public:
+  Status configure(const Shape &shape) override;
+  std::string describe() const override;
+  Status prepare(runtime::Device &device, uint64_t seed,
+                 const runtime::KernelInfo &kernel, runtime::KernelArgs &args,
+                 unsigned grid[3]) override;
+  Status poisonOutputs(runtime::Device &device) override;
+  Status check(runtime::Device &device, CheckResult &result) override;
+  /// Known once prepared (it counts the distinct kv rows gathered); 0 before.
+  double bytesMoved() const override { return minimumBytes; }
+  double flops() const override {
+    return double(getSparseMLAFlops(settings.config));
+  }
+
+private:
+  Settings settings;
+  Buffers buffers;
+  std::optional<SparseMLAInputs> inputs;
+  /// Computed by the first check and kept for later ones.
+  std::optional<SparseMLAReference> reference;
+  double minimumBytes = 0;
+};
+} // namespace
+
+Status SparseMLAProblem::configure(const Shape &shape) {
+  Settings updated;
+  if (Status status = applyShape(shape, updated); !status)
+    return status;
+  settings = updated;
+  return Status::ok();
+}
+
+std::string SparseMLAProblem::describe() const {
+  const SparseMLAConfig &config = settings.config;
+  std::ostringstream os;
+  os << "b=" << config.b << " sq=" << config.sq << " h=" << config.h
+     << " topk=" << config.topk << " skv=" << config.skv
+     << " invalid=" << config.invalidFraction
+     << " empty=" << config.emptyRowFraction << " sink=" << config.attnSink
+     << " topk_length=" << config.topkLength << " q_pad=" << config.qPad
+     << " distribution="
+     << (config.distribution == IndexDistribution::Random ? "random"
+                                                          : "locality")
+     << " rows_checked=" << settings.rowsChecked
+     << " sm_scale=" << config.smScale;
+  return os.str();
+}
+
+Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
+                                 const runtime::KernelInfo &kernel,
+                                 runtime::KernelArgs &args, unsigned grid[3]) {
+  const SparseMLAConfig &config = settings.config;
+  bool withOptional = kernel.signature.size() == kOptionalArguments;
+  std::vector<Argument> arguments = getArguments(config, buffers, withOptional);
+  // Before generating: a wrong kernel should not cost seconds of CPU time.
+  if (Status status = checkSignature(config, kernel, arguments); !status)
+    return status;
+
+  inputs = generateSparseMLAInputs(config, seed);
+  reference.reset();
+  minimumBytes = getSparseMLAMinimumBytes(*inputs);
+  Status status = runSteps({
+      [&] { return uploadInputs(device, *inputs, withOptional, buffers); },
+      [&] { return allocateOutputs(device, config, buffers); },
+  });
+  if (!status)
+    return status;
+
+  packArguments(arguments, args);
+  grid[0] = unsigned(config.sq);
+  grid[1] = unsigned(config.h / kHeadsPerCTA);
+  grid[2] = unsigned(config.b);
+  return args.check(kernel);
+}
+
+Status SparseMLAProblem::poisonOutputs(runtime::Device &device) {
+  // All-ones bytes are NaN in bf16 and in f32: no correct kernel writes
+  // them, and the scan in check() finds every one left.
+  return runSteps({
+      [&] { return device.fill(buffers.out, 0xFF); },
+      [&] { return device.fill(buffers.maxLogits, 0xFF); },
+      [&] { return device.fill(buffers.lse, 0xFF); },
+  });
+}
+
+Status SparseMLAProblem::check(runtime::Device &device, CheckResult &result) {
+  if (!inputs)
+    return Status::error("sparse_mla: check before prepare");
+  SparseMLAOutputs outputs;
+  if (Status status =
+          downloadOutputs(device, settings.config, buffers, outputs);
+      !status)
+    return status;
+  if (!reference)
+    reference = computeSparseMLAReference(
+        *inputs, sampleSparseMLARows(*inputs, settings.rowsChecked));
+
+  SparseMLAReport report = compareSparseMLA(*inputs, *reference, outputs);
+  result.passed = report.passed();
+  result.summary = report.summary();
+  result.metrics.clear();
+  result.metrics["rows_compared"] = double(report.rowsCompared);
+  result.metrics["rows_scanned"] = double(report.rowsScanned);
+  result.metrics["scan_errors"] = double(report.scanErrors);
+  addMetrics(report.out, result.metrics);
+  addMetrics(report.maxLogits, result.metrics);
+  addMetrics(report.lse, result.metrics);
+  return Status::ok();
+}
+
+std::unique_ptr<Problem> tle::run::createSparseMLAProblem() {
+  return std::make_unique<SparseMLAProblem>();
+}

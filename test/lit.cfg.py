@@ -24,7 +24,24 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.tle_tools_dir, append_path=True)
 
 tool_dirs = [config.tle_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["tle-opt", "tle-translate"], tool_dirs)
+llvm_config.add_tool_substitutions(["tle-opt", "tle-translate", "tle-run"],
+                                   tool_dirs)
+
+# The runtime's GoogleTest binary, when GoogleTest was found.
+unittests = os.path.join(config.tle_obj_root, "unittests", "Runtime",
+                         "tle-runtime-unittests")
+if os.path.exists(unittests):
+    config.available_features.add("runtime-unittests")
+    config.substitutions.append(("%tle_runtime_unittests", unittests))
+
+# Tests that expect "no CUDA device" are unsupported where there is one.
+tle_run = os.path.join(config.tle_tools_dir, "tle-run")
+if os.path.exists(tle_run):
+    import subprocess
+    probe = subprocess.run([tle_run, "--probe"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    if probe.returncode == 0:
+        config.available_features.add("cuda-device")
 
 # The examples live outside test/ but carry their own RUN lines.
 config.substitutions.append(("%tle_src_root", config.tle_src_root))

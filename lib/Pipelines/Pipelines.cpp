@@ -13,14 +13,17 @@
 
 using namespace mlir;
 
-void tle::buildDeriveSyncPipeline(OpPassManager &pm) {
-  pm.addPass(createTLEVerifyPipes());
+void tle::buildDeriveSyncPipeline(OpPassManager &pm,
+                                  const TLEToLLVMOptions &options) {
+  if (options.verifyPipes)
+    pm.addPass(createTLEVerifyPipes());
   pm.addPass(createTLEInferArriveCounts());
   pm.addPass(createTLEAssignPipePhases());
 }
 
-void tle::buildTLEToLLVMPipeline(OpPassManager &pm) {
-  buildDeriveSyncPipeline(pm);
+void tle::buildTLEToLLVMPipeline(OpPassManager &pm,
+                                 const TLEToLLVMOptions &options) {
+  buildDeriveSyncPipeline(pm, options);
   pm.addPass(createTLELowerPipes());
   pm.addPass(createTLEAllocateSharedMemory());
   pm.addPass(createTLELowerWarpSpecialize());
@@ -34,14 +37,30 @@ void tle::buildTLEToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
+namespace {
+/// The command-line form of TLEToLLVMOptions.
+struct TLEToLLVMPipelineOptions
+    : public PassPipelineOptions<TLEToLLVMPipelineOptions> {
+  Option<bool> verifyPipes{
+      *this, "verify-pipes",
+      llvm::cl::desc("Check the pipe protocol first (turn off only to build "
+                     "a deliberately broken kernel for a test)"),
+      llvm::cl::init(true)};
+};
+} // namespace
+
 void tle::registerTLEPipelines() {
   PassPipelineRegistration<>(
       "tle-derive-sync",
       "Check the pipe protocol, derive barriers and counts, assign slots and "
       "parities",
-      buildDeriveSyncPipeline);
-  PassPipelineRegistration<>(
+      [](OpPassManager &pm) { buildDeriveSyncPipeline(pm); });
+  PassPipelineRegistration<TLEToLLVMPipelineOptions>(
       "tle-to-llvm",
       "Lower TLE kernels all the way to the LLVM dialect with NVVM",
-      buildTLEToLLVMPipeline);
+      [](OpPassManager &pm, const TLEToLLVMPipelineOptions &cl) {
+        TLEToLLVMOptions options;
+        options.verifyPipes = cl.verifyPipes;
+        buildTLEToLLVMPipeline(pm, options);
+      });
 }

@@ -57,9 +57,24 @@ public:
   virtual double flops() const = 0;
 };
 
+/// One factory per problem, each defined in the problem's file and listed
+/// in Problems.cpp.
+std::unique_ptr<Problem> createPipesProblem();
+std::unique_ptr<Problem> createSparseMLAProblem();
+
 /// The problem called `name`, or null.
 std::unique_ptr<Problem> createProblem(const std::string &name);
 std::vector<std::string> getProblemNames();
+
+/// Helpers for Problem::configure. Rejects keys of `shape` that are not in
+/// `known`, naming the problem and its keys.
+runtime::Status checkShapeKeys(const Shape &shape,
+                               const std::vector<std::string> &known,
+                               const std::string &problem);
+/// Reads `key` as an integer in [min, max] into `value`; leaves `value` as
+/// it is when `shape` lacks the key.
+runtime::Status getShapeInt(const Shape &shape, const std::string &key,
+                            int64_t min, int64_t max, int64_t &value);
 
 } // namespace tle::run
 

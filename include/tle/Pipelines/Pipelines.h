@@ -8,13 +8,23 @@ class OpPassManager;
 
 namespace tle {
 
+/// What may differ between runs of the pipelines.
+struct TLEToLLVMOptions {
+  /// Runs tle-verify-pipes first. Only tests turn it off: a kernel whose
+  /// protocol is wrong still lowers, and deadlocks on the GPU (the runtime's
+  /// watchdog test needs one).
+  bool verifyPipes = true;
+};
+
 /// The protocol check, the barriers and their counts, the slots and
 /// parities (`tle-derive-sync`).
-void buildDeriveSyncPipeline(OpPassManager &pm);
+void buildDeriveSyncPipeline(OpPassManager &pm,
+                             const TLEToLLVMOptions &options = {});
 
 /// Everything from tile-level TLE IR to the LLVM dialect with NVVM, ready
-/// for translation to PTX (`tle-to-llvm`).
-void buildTLEToLLVMPipeline(OpPassManager &pm);
+/// for translation to PTX (`tle-to-llvm`, `tle-to-llvm=verify-pipes=false`).
+void buildTLEToLLVMPipeline(OpPassManager &pm,
+                            const TLEToLLVMOptions &options = {});
 
 /// Registers `tle-derive-sync` and `tle-to-llvm`.
 void registerTLEPipelines();

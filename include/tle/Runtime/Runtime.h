@@ -4,6 +4,9 @@
 // (dlopen of libcuda.so.1), and no LLVM: it builds on any machine with a C++
 // compiler. Errors never throw: every call that can fail returns a Status.
 //
+// The C interface over this one, for ctypes and other foreign callers, is
+// tle_runtime.h; docs/Runtime.md describes both.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_RUNTIME_RUNTIME_H
@@ -12,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tle::runtime {
@@ -34,6 +38,12 @@ struct Status {
   static Status error(std::string message) {
     return {Code::Error, std::move(message)};
   }
+  static Status noDevice(std::string message) {
+    return {Code::NoDevice, std::move(message)};
+  }
+  static Status hang(std::string message) {
+    return {Code::Hang, std::move(message)};
+  }
   explicit operator bool() const { return code == Code::Ok; }
 };
 
@@ -53,6 +63,28 @@ struct KernelInfo {
 Status parseKernelMetadata(const std::string &json,
                            std::vector<KernelInfo> &kernels);
 
+/// Reads a whole file (binary safe).
+Status readFile(const std::string &path, std::string &contents);
+
+/// Whether a module image is PTX text rather than a cubin (an ELF file).
+bool isPTXImage(const std::string &image);
+
+/// Where tle-translate's metadata for a kernel file is by convention: the
+/// same path with the extension replaced by ".json" ("k.ptx" -> "k.json").
+std::string defaultMetadataPath(const std::string &kernelPath);
+
+/// A memref type of a kernel signature, e.g. "memref<?x256xf32>": its rank
+/// and its static sizes (-1 where dynamic). Fails for anything else.
+struct MemRefTypeInfo {
+  std::vector<int64_t> shape;
+  std::string elementType;
+};
+Status parseMemRefType(const std::string &type, MemRefTypeInfo &info);
+
+namespace detail {
+struct Context;
+} // namespace detail
+
 /// A device allocation (freed on destruction).
 class DeviceBuffer {
 public:
@@ -68,8 +100,12 @@ public:
 
 private:
   friend class Device;
+  void release();
+
   uint64_t ptr = 0;
   size_t bytes = 0;
+  /// Keeps the context alive as long as memory in it is.
+  std::shared_ptr<detail::Context> context;
 };
 
 /// The argument list of one launch, packed the way MLIR's default calling
@@ -77,27 +113,37 @@ private:
 /// ptr, aligned ptr, offset, sizes[r], strides[r]); an index is an i64.
 class KernelArgs {
 public:
+  /// Empty `strides` means contiguous (row-major) for `sizes`.
   void addMemRef(uint64_t address, std::vector<int64_t> sizes,
                  std::vector<int64_t> strides = {}, int64_t offset = 0);
   void addIndex(int64_t value);
   void addI32(int32_t value);
   void addF32(float value);
+  void clear();
 
   /// Checks the packed arguments against the kernel's signature and
-  /// parameter list (count, kinds, memref ranks).
+  /// parameter list (count, kinds, memref ranks and static sizes).
   Status check(const KernelInfo &kernel) const;
   /// Pointers to each parameter's storage, for cuLaunchKernel.
   std::vector<void *> pointers();
+  /// The packed parameters, e.g. "ptr, ptr, i64, i64, i64, i64, i64".
+  std::string describe() const;
 
 private:
   struct Param {
     std::string kind; // "ptr", "i64", "i32", "f32"
     uint64_t bits;
   };
+  /// One source argument: "memref" with its sizes, or a scalar kind.
+  struct SourceArg {
+    std::string kind;
+    std::vector<int64_t> sizes;
+  };
+  Status checkSignature(const KernelInfo &kernel) const;
+  Status checkParams(const KernelInfo &kernel) const;
+
   std::vector<Param> params;
-  /// One entry per source argument: "memref" with its rank, or a scalar
-  /// kind, for check().
-  std::vector<std::pair<std::string, int>> sourceArgs;
+  std::vector<SourceArg> sourceArgs;
 };
 
 /// Median, minimum and maximum of the timed launches, in milliseconds.
@@ -108,7 +154,9 @@ struct Timing {
 
 class Module;
 
-/// One CUDA device with its primary context, through the driver API.
+/// One CUDA device with its primary context, through the driver API. The
+/// primary context is the one the CUDA runtime (and PyTorch, CuPy) use, so
+/// their device pointers are valid arguments here.
 class Device {
 public:
   /// Loads the driver and opens device `ordinal`. Fails with
@@ -120,6 +168,8 @@ public:
   /// Major * 10 + minor, e.g. 90 for Hopper.
   int computeCapability() const;
   int multiprocessorCount() const;
+  /// The driver's CUDA version, e.g. 13000 for 13.0.
+  int driverVersion() const;
 
   Status allocate(size_t bytes, DeviceBuffer &buffer);
   Status upload(DeviceBuffer &buffer, const void *host, size_t bytes);
@@ -128,22 +178,24 @@ public:
   Status fill(DeviceBuffer &buffer, uint8_t byte);
 
   /// Loads PTX (through the driver JIT, whose error log the Status carries)
-  /// or a cubin, with the kernels' metadata.
+  /// or a cubin, with the kernels' metadata. Every kernel of the metadata
+  /// must be in the image; each gets its dynamic shared memory limit raised
+  /// to what the metadata asks for.
   Status loadModule(const std::string &image, bool isPTX,
                     std::vector<KernelInfo> kernels,
                     std::unique_ptr<Module> &module);
 
   /// Seconds a launch may take before it is reported as a hang.
   void setWatchdog(double seconds) { watchdogSeconds = seconds; }
+  double watchdog() const { return watchdogSeconds; }
 
   /// Launches `kernel` and waits for it under the watchdog.
   Status launch(Module &module, const std::string &kernel,
                 const unsigned grid[3], KernelArgs &args);
   /// `warmup` untimed launches, then `reps` launches each timed with CUDA
   /// events, all under the watchdog.
-  Status time(Module &module, const std::string &kernel,
-              const unsigned grid[3], KernelArgs &args, int warmup, int reps,
-              Timing &timing);
+  Status time(Module &module, const std::string &kernel, const unsigned grid[3],
+              KernelArgs &args, int warmup, int reps, Timing &timing);
 
 private:
   struct Impl;
@@ -158,12 +210,16 @@ public:
   ~Module();
   const KernelInfo *findKernel(const std::string &name) const;
   const std::vector<KernelInfo> &kernels() const { return infos; }
+  /// What the driver's PTX JIT reported (empty for cubins).
+  const std::string &jitLog() const { return log; }
 
 private:
   friend class Device;
   struct Impl;
+  Module();
   std::unique_ptr<Impl> impl;
   std::vector<KernelInfo> infos;
+  std::string log;
 };
 
 } // namespace tle::runtime

@@ -1,0 +1,322 @@
+//===- CApi.cpp - C interface of the TLE runtime --------------------------===//
+//
+// Thin wrappers: each call converts its handles, calls the C++ runtime and
+// turns the Status into a code, keeping the message for tle_rt_last_error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tle/Runtime/Runtime.h"
+#include "tle/Runtime/tle_runtime.h"
+
+#include <map>
+
+using namespace tle::runtime;
+
+struct tle_rt_device {
+  std::unique_ptr<Device> device;
+  std::string name;
+  /// Allocations made through tle_rt_malloc, by address.
+  std::map<uint64_t, DeviceBuffer> buffers;
+};
+
+struct tle_rt_kernel {
+  tle_rt_module *module;
+  const KernelInfo *info;
+};
+
+struct tle_rt_module {
+  tle_rt_device *device;
+  std::unique_ptr<Module> module;
+  /// One per kernel of the module, so that handles stay put.
+  std::vector<std::unique_ptr<tle_rt_kernel>> kernels;
+};
+
+struct tle_rt_args {
+  KernelArgs args;
+};
+
+static thread_local std::string lastError;
+
+static int fail(const Status &status) {
+  lastError = status.message;
+  switch (status.code) {
+  case Status::Code::Ok:
+    return TLE_RT_OK;
+  case Status::Code::NoDevice:
+    return TLE_RT_NO_DEVICE;
+  case Status::Code::Hang:
+    return TLE_RT_HANG;
+  case Status::Code::Error:
+    break;
+  }
+  return TLE_RT_ERROR;
+}
+
+static int report(const Status &status) {
+  return status ? TLE_RT_OK : fail(status);
+}
+
+static int invalid(const char *function, const char *what) {
+  return fail(Status::error(std::string(function) + ": " + what));
+}
+
+const char *tle_rt_last_error(void) { return lastError.c_str(); }
+
+//===----------------------------------------------------------------------===//
+// Devices and memory
+//===----------------------------------------------------------------------===//
+
+int tle_rt_device_open(int ordinal, tle_rt_device **device) {
+  if (!device)
+    return invalid(__func__, "device is NULL");
+  std::unique_ptr<Device> opened;
+  if (Status s = Device::open(ordinal, opened); !s)
+    return fail(s);
+  *device = new tle_rt_device{std::move(opened), "", {}};
+  (*device)->name = (*device)->device->name();
+  return TLE_RT_OK;
+}
+
+void tle_rt_device_close(tle_rt_device *device) { delete device; }
+
+const char *tle_rt_device_name(const tle_rt_device *device) {
+  return device ? device->name.c_str() : "";
+}
+
+int tle_rt_device_compute_capability(const tle_rt_device *device) {
+  return device ? device->device->computeCapability() : 0;
+}
+
+int tle_rt_device_multiprocessors(const tle_rt_device *device) {
+  return device ? device->device->multiprocessorCount() : 0;
+}
+
+int tle_rt_device_set_watchdog(tle_rt_device *device, double seconds) {
+  if (!device)
+    return invalid(__func__, "device is NULL");
+  if (!(seconds > 0))
+    return invalid(__func__, "the watchdog needs a positive number of "
+                             "seconds");
+  device->device->setWatchdog(seconds);
+  return TLE_RT_OK;
+}
+
+int tle_rt_malloc(tle_rt_device *device, size_t bytes, uint64_t *address) {
+  if (!device || !address)
+    return invalid(__func__, "device and address must not be NULL");
+  DeviceBuffer buffer;
+  if (Status s = device->device->allocate(bytes, buffer); !s)
+    return fail(s);
+  *address = buffer.address();
+  device->buffers.emplace(*address, std::move(buffer));
+  return TLE_RT_OK;
+}
+
+/// The allocation made by tle_rt_malloc at `address`, or null.
+static DeviceBuffer *findBuffer(tle_rt_device *device, uint64_t address) {
+  auto it = device->buffers.find(address);
+  return it == device->buffers.end() ? nullptr : &it->second;
+}
+
+static int unknownAddress(const char *function) {
+  return invalid(function, "the address is not the start of an allocation "
+                           "made by tle_rt_malloc");
+}
+
+int tle_rt_free(tle_rt_device *device, uint64_t address) {
+  if (!device)
+    return invalid(__func__, "device is NULL");
+  if (!device->buffers.erase(address))
+    return unknownAddress(__func__);
+  return TLE_RT_OK;
+}
+
+int tle_rt_upload(tle_rt_device *device, uint64_t address, const void *host,
+                  size_t bytes) {
+  if (!device || !host)
+    return invalid(__func__, "device and host must not be NULL");
+  DeviceBuffer *buffer = findBuffer(device, address);
+  if (!buffer)
+    return unknownAddress(__func__);
+  return report(device->device->upload(*buffer, host, bytes));
+}
+
+int tle_rt_download(tle_rt_device *device, void *host, uint64_t address,
+                    size_t bytes) {
+  if (!device || !host)
+    return invalid(__func__, "device and host must not be NULL");
+  DeviceBuffer *buffer = findBuffer(device, address);
+  if (!buffer)
+    return unknownAddress(__func__);
+  return report(device->device->download(host, *buffer, bytes));
+}
+
+int tle_rt_fill(tle_rt_device *device, uint64_t address, uint8_t byte) {
+  if (!device)
+    return invalid(__func__, "device is NULL");
+  DeviceBuffer *buffer = findBuffer(device, address);
+  if (!buffer)
+    return unknownAddress(__func__);
+  return report(device->device->fill(*buffer, byte));
+}
+
+//===----------------------------------------------------------------------===//
+// Modules and kernels
+//===----------------------------------------------------------------------===//
+
+int tle_rt_module_load(tle_rt_device *device, const char *imagePath,
+                       const char *metadataPath, tle_rt_module **module) {
+  if (!device || !imagePath || !module)
+    return invalid(__func__, "device, image_path and module must not be "
+                             "NULL");
+  std::string image, metadata;
+  std::string jsonPath =
+      metadataPath ? metadataPath : defaultMetadataPath(imagePath);
+  std::vector<KernelInfo> kernels;
+  Status s = readFile(imagePath, image);
+  if (s)
+    s = readFile(jsonPath, metadata);
+  if (s)
+    s = parseKernelMetadata(metadata, kernels);
+  std::unique_ptr<Module> loaded;
+  if (s)
+    s = device->device->loadModule(image, isPTXImage(image), std::move(kernels),
+                                   loaded);
+  if (!s)
+    return fail(s);
+  auto *result = new tle_rt_module{device, std::move(loaded), {}};
+  for (const KernelInfo &info : result->module->kernels())
+    result->kernels.push_back(
+        std::make_unique<tle_rt_kernel>(tle_rt_kernel{result, &info}));
+  *module = result;
+  return TLE_RT_OK;
+}
+
+void tle_rt_module_free(tle_rt_module *module) { delete module; }
+
+int tle_rt_module_get_kernel(tle_rt_module *module, const char *name,
+                             tle_rt_kernel **kernel) {
+  if (!module || !kernel)
+    return invalid(__func__, "module and kernel must not be NULL");
+  if (!name) {
+    if (module->kernels.size() != 1)
+      return invalid(__func__, "the module has several kernels; name one");
+    *kernel = module->kernels.front().get();
+    return TLE_RT_OK;
+  }
+  for (auto &entry : module->kernels) {
+    if (entry->info->name == name) {
+      *kernel = entry.get();
+      return TLE_RT_OK;
+    }
+  }
+  return fail(
+      Status::error(std::string("no kernel '") + name + "' in the module"));
+}
+
+const char *tle_rt_kernel_name(const tle_rt_kernel *kernel) {
+  return kernel ? kernel->info->name.c_str() : "";
+}
+
+int tle_rt_kernel_num_args(const tle_rt_kernel *kernel) {
+  if (!kernel || kernel->info->signature.empty())
+    return -1;
+  return static_cast<int>(kernel->info->signature.size());
+}
+
+void tle_rt_kernel_block(const tle_rt_kernel *kernel, int block[3]) {
+  for (int i = 0; i < 3; ++i)
+    block[i] = kernel ? kernel->info->block[i] : 0;
+}
+
+int64_t tle_rt_kernel_shared_memory(const tle_rt_kernel *kernel) {
+  return kernel ? kernel->info->dynamicSharedMemory : 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Arguments and launches
+//===----------------------------------------------------------------------===//
+
+int tle_rt_args_create(tle_rt_args **args) {
+  if (!args)
+    return invalid(__func__, "args is NULL");
+  *args = new tle_rt_args();
+  return TLE_RT_OK;
+}
+
+void tle_rt_args_free(tle_rt_args *args) { delete args; }
+
+int tle_rt_args_add_memref(tle_rt_args *args, uint64_t address, int rank,
+                           const int64_t *sizes, const int64_t *strides,
+                           int64_t offset) {
+  if (!args)
+    return invalid(__func__, "args is NULL");
+  if (rank < 0 || (rank > 0 && !sizes))
+    return invalid(__func__, "a memref needs a rank >= 0 and its sizes");
+  std::vector<int64_t> sizeList(sizes, sizes + rank);
+  std::vector<int64_t> strideList;
+  if (strides)
+    strideList.assign(strides, strides + rank);
+  args->args.addMemRef(address, std::move(sizeList), std::move(strideList),
+                       offset);
+  return TLE_RT_OK;
+}
+
+int tle_rt_args_add_index(tle_rt_args *args, int64_t value) {
+  if (!args)
+    return invalid(__func__, "args is NULL");
+  args->args.addIndex(value);
+  return TLE_RT_OK;
+}
+
+int tle_rt_args_add_i32(tle_rt_args *args, int32_t value) {
+  if (!args)
+    return invalid(__func__, "args is NULL");
+  args->args.addI32(value);
+  return TLE_RT_OK;
+}
+
+int tle_rt_args_add_f32(tle_rt_args *args, float value) {
+  if (!args)
+    return invalid(__func__, "args is NULL");
+  args->args.addF32(value);
+  return TLE_RT_OK;
+}
+
+int tle_rt_args_check(const tle_rt_args *args, const tle_rt_kernel *kernel) {
+  if (!args || !kernel)
+    return invalid(__func__, "args and kernel must not be NULL");
+  return report(args->args.check(*kernel->info));
+}
+
+int tle_rt_launch(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
+                  unsigned gridZ, tle_rt_args *args) {
+  if (!kernel || !args)
+    return invalid(__func__, "kernel and args must not be NULL");
+  const unsigned grid[3] = {gridX, gridY, gridZ};
+  tle_rt_module &module = *kernel->module;
+  return report(module.device->device->launch(
+      *module.module, kernel->info->name, grid, args->args));
+}
+
+int tle_rt_time(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
+                unsigned gridZ, tle_rt_args *args, int warmup, int reps,
+                double *medianMs, double *minMs, double *maxMs) {
+  if (!kernel || !args)
+    return invalid(__func__, "kernel and args must not be NULL");
+  const unsigned grid[3] = {gridX, gridY, gridZ};
+  tle_rt_module &module = *kernel->module;
+  Timing timing;
+  if (Status s =
+          module.device->device->time(*module.module, kernel->info->name, grid,
+                                      args->args, warmup, reps, timing);
+      !s)
+    return fail(s);
+  if (medianMs)
+    *medianMs = timing.medianMs;
+  if (minMs)
+    *minMs = timing.minMs;
+  if (maxMs)
+    *maxMs = timing.maxMs;
+  return TLE_RT_OK;
+}

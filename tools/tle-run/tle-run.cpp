@@ -1,0 +1,328 @@
+//===- tle-run.cpp - Run, check and time a TLE kernel on the GPU ----------===//
+//
+// tle-run KERNEL(.mlir|.ptx|.cubin) --problem NAME [options]; see
+// docs/Runtime.md. Everything that can be checked without a GPU (options,
+// problem, shape, kernel file, metadata, compilation) is checked before the
+// device is opened, so that those errors show on any machine.
+//
+// Exit codes: 0 ok, 1 check failed or any error, 2 no CUDA driver or device,
+// 3 a launch outlived the watchdog.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+#include "Problem.h"
+#include "Report.h"
+
+#ifdef TLE_RUN_WITH_COMPILER
+#include "Compile.h"
+#endif
+
+#include <cstdio>
+#include <unistd.h>
+
+using namespace tle;
+using namespace tle::run;
+using runtime::Status;
+
+namespace {
+enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitNoDevice = 2, ExitHang = 3 };
+
+/// The module to load: its image and its kernels.
+struct KernelSource {
+  std::string image;
+  bool isPTX = true;
+  std::vector<runtime::KernelInfo> kernels;
+};
+} // namespace
+
+static int fail(const std::string &message) {
+  std::fprintf(stderr, "tle-run: %s\n", message.c_str());
+  return ExitFailure;
+}
+
+static int usageError(const std::string &message) {
+  std::fprintf(stderr, "tle-run: %s\nrun 'tle-run --help' for usage\n",
+               message.c_str());
+  return ExitFailure;
+}
+
+static int noDevice(const std::string &reason) {
+  if (reason.compare(0, 14, "no CUDA device") == 0)
+    std::fprintf(stderr, "tle-run: %s\n", reason.c_str());
+  else
+    std::fprintf(stderr, "tle-run: no CUDA device: %s\n", reason.c_str());
+  return ExitNoDevice;
+}
+
+/// A hung kernel keeps its context busy forever: tearing anything down
+/// would block, so the process ends here without destructors.
+[[noreturn]] static void exitHung(const std::string &message) {
+  std::fprintf(stderr, "tle-run: %s\n", message.c_str());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(ExitHang);
+}
+
+/// Maps a failed runtime call to its exit code.
+static int failWith(const Status &status) {
+  switch (status.code) {
+  case Status::Code::NoDevice:
+    return noDevice(status.message);
+  case Status::Code::Hang:
+    exitHung(status.message);
+  default:
+    return fail(status.message);
+  }
+}
+
+static bool endsWith(const std::string &text, const std::string &suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+//===----------------------------------------------------------------------===//
+// The kernel
+//===----------------------------------------------------------------------===//
+
+static Status compileKernel(const Options &options, KernelSource &source) {
+#ifdef TLE_RUN_WITH_COMPILER
+  std::string metadata;
+  if (Status s = compileMLIR(options.kernelPath, !options.noVerifyPipes,
+                             source.image, metadata);
+      !s)
+    return s;
+  source.isPTX = true;
+  return runtime::parseKernelMetadata(metadata, source.kernels);
+#else
+  (void)source;
+  return Status::error("this tle-run was built without the compiler "
+                       "(TLE_RUNTIME_ONLY) and cannot compile '" +
+                       options.kernelPath +
+                       "'; compile it to .ptx with tle-opt and tle-translate");
+#endif
+}
+
+static Status readKernel(const Options &options, KernelSource &source) {
+  if (Status s = runtime::readFile(options.kernelPath, source.image); !s)
+    return s;
+  source.isPTX = runtime::isPTXImage(source.image);
+  std::string path = options.metadataPath.empty()
+                         ? runtime::defaultMetadataPath(options.kernelPath)
+                         : options.metadataPath;
+  std::string metadata;
+  if (Status s = runtime::readFile(path, metadata); !s)
+    return Status::error("no metadata for '" + options.kernelPath +
+                         "': " + s.message +
+                         " (tle-translate --tle-metadata=FILE writes it; "
+                         "pass it with --metadata FILE)");
+  return runtime::parseKernelMetadata(metadata, source.kernels);
+}
+
+static Status loadKernel(const Options &options, KernelSource &source) {
+  if (endsWith(options.kernelPath, ".mlir"))
+    return compileKernel(options, source);
+  if (endsWith(options.kernelPath, ".ptx") ||
+      endsWith(options.kernelPath, ".cubin"))
+    return readKernel(options, source);
+  return Status::error("'" + options.kernelPath +
+                       "' is not a .mlir, .ptx or .cubin file");
+}
+
+static std::string kernelNames(const KernelSource &source) {
+  std::string names;
+  for (const runtime::KernelInfo &kernel : source.kernels)
+    names += (names.empty() ? "" : ", ") + kernel.name;
+  return names;
+}
+
+/// The kernel --kernel names, or the module's only one.
+static Status selectKernel(const Options &options, const KernelSource &source,
+                           std::string &name) {
+  if (source.kernels.empty())
+    return Status::error("'" + options.kernelPath + "' has no kernels");
+  if (options.kernelName.empty()) {
+    if (source.kernels.size() > 1)
+      return Status::error("'" + options.kernelPath + "' has several " +
+                           "kernels (" + kernelNames(source) +
+                           "); pick one with --kernel");
+    name = source.kernels.front().name;
+    return Status::ok();
+  }
+  for (const runtime::KernelInfo &kernel : source.kernels)
+    if (kernel.name == options.kernelName) {
+      name = kernel.name;
+      return Status::ok();
+    }
+  return Status::error("no kernel '" + options.kernelName + "' in '" +
+                       options.kernelPath + "' (it has " + kernelNames(source) +
+                       ")");
+}
+
+static void printKernel(const Options &options, const KernelSource &source,
+                        const runtime::KernelInfo &kernel) {
+  std::printf("tle-run: kernel %s from %s (%s): block %dx%dx%d, %lld B "
+              "dynamic shared memory\n",
+              kernel.name.c_str(), options.kernelPath.c_str(),
+              endsWith(options.kernelPath, ".mlir") ? "compiled"
+              : source.isPTX                        ? "PTX"
+                                                    : "cubin",
+              kernel.block[0], kernel.block[1], kernel.block[2],
+              static_cast<long long>(kernel.dynamicSharedMemory));
+  std::fflush(stdout);
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// Everything one run needs once the device is open.
+struct Session {
+  const Options &options;
+  runtime::Device &device;
+  runtime::Module &module;
+  Problem &problem;
+  std::string kernel;
+  runtime::KernelArgs args;
+  unsigned grid[3] = {1, 1, 1};
+};
+
+static Status checkOnce(Session &session, CheckResult &result) {
+  Status s = session.problem.poisonOutputs(session.device);
+  if (s)
+    s = session.device.launch(session.module, session.kernel, session.grid,
+                              session.args);
+  if (s)
+    s = session.problem.check(session.device, result);
+  return s;
+}
+
+static Status runSession(Session &session, Report &report) {
+  const Options &options = session.options;
+  if (options.check) {
+    CheckResult result;
+    if (Status s = checkOnce(session, result); !s)
+      return s;
+    report.check = result;
+  }
+  if (options.bench) {
+    runtime::Timing timing;
+    if (Status s = session.device.time(session.module, session.kernel,
+                                       session.grid, session.args,
+                                       options.warmup, options.reps, timing);
+        !s)
+      return s;
+    report.timing = timing;
+    report.warmup = options.warmup;
+  }
+  return Status::ok();
+}
+
+static Status writeJSON(const std::string &path, const Report &report) {
+  FILE *file = std::fopen(path.c_str(), "w");
+  if (!file)
+    return Status::error("cannot write '" + path + "'");
+  std::string text = formatJSON(report);
+  bool ok = std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  ok &= std::fclose(file) == 0;
+  return ok ? Status::ok() : Status::error("cannot write '" + path + "'");
+}
+
+static void fillReport(const Session &session, Report &report) {
+  report.kernel = session.kernel;
+  report.kernelFile = session.options.kernelPath;
+  report.problem = session.options.problem;
+  report.shape = session.problem.describe();
+  report.seed = session.options.seed;
+  report.device = session.device.name();
+  report.computeCapability = session.device.computeCapability();
+  report.multiprocessors = session.device.multiprocessorCount();
+  report.bytesMoved = session.problem.bytesMoved();
+  report.flops = session.problem.flops();
+}
+
+static int runOnDevice(const Options &options, KernelSource &source,
+                       const std::string &kernel, Problem &problem) {
+  std::unique_ptr<runtime::Device> device;
+  if (Status s = runtime::Device::open(options.device, device); !s)
+    return failWith(s);
+  device->setWatchdog(options.watchdogSeconds);
+  std::unique_ptr<runtime::Module> module;
+  if (Status s = device->loadModule(source.image, source.isPTX,
+                                    std::move(source.kernels), module);
+      !s)
+    return failWith(s);
+  if (options.verbose && !module->jitLog().empty())
+    std::printf("tle-run: driver JIT log:\n%s\n", module->jitLog().c_str());
+
+  Session session{options, *device, *module, problem, kernel, {}, {1, 1, 1}};
+  if (Status s =
+          problem.prepare(*device, options.seed, *module->findKernel(kernel),
+                          session.args, session.grid);
+      !s)
+    return failWith(s);
+  Report report;
+  if (Status s = runSession(session, report); !s)
+    return failWith(s);
+  fillReport(session, report);
+  std::fputs(formatTable(report).c_str(), stdout);
+  if (!options.jsonPath.empty())
+    if (Status s = writeJSON(options.jsonPath, report); !s)
+      return fail(s.message);
+  return report.check && !report.check->passed ? ExitFailure : ExitOk;
+}
+
+static int probe(const Options &options) {
+  std::unique_ptr<runtime::Device> device;
+  if (Status s = runtime::Device::open(options.device, device); !s)
+    return failWith(s);
+  int version = device->driverVersion();
+  std::printf("%s (sm_%d, %d SMs, driver %d.%d)\n", device->name().c_str(),
+              device->computeCapability(), device->multiprocessorCount(),
+              version / 1000, version % 1000 / 10);
+  return ExitOk;
+}
+
+static std::string problemNames() {
+  std::string names;
+  for (const std::string &name : getProblemNames())
+    names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
+static int runKernel(const Options &options) {
+  std::unique_ptr<Problem> problem = createProblem(options.problem);
+  if (!problem)
+    return fail("unknown problem '" + options.problem +
+                "' (known problems: " + problemNames() + ")");
+  if (Status s = problem->configure(options.shape); !s)
+    return fail(s.message);
+  KernelSource source;
+  if (Status s = loadKernel(options, source); !s)
+    return fail(s.message);
+  std::string kernel;
+  if (Status s = selectKernel(options, source, kernel); !s)
+    return fail(s.message);
+  for (const runtime::KernelInfo &info : source.kernels)
+    if (info.name == kernel)
+      printKernel(options, source, info);
+  return runOnDevice(options, source, kernel, *problem);
+}
+
+int main(int argc, char **argv) {
+  Options options;
+  if (Status s = parseOptions({argv + 1, argv + argc}, options); !s)
+    return usageError(s.message);
+  if (options.help) {
+    std::fputs(getUsage().c_str(), stdout);
+    return ExitOk;
+  }
+  if (options.listProblems) {
+    for (const std::string &name : getProblemNames())
+      std::printf("%s\n", name.c_str());
+    return ExitOk;
+  }
+  if (options.probe)
+    return probe(options);
+  return runKernel(options);
+}

@@ -6,10 +6,12 @@
 #   cuda-device   `tle-run --probe` found a device (every test requires it)
 #   tle-compiler  tle-run can compile .mlir (not a TLE_RUNTIME_ONLY build)
 #   cubin         the kernels folder holds pipes_cap2.cubin
+#   compute-sanitizer  NVIDIA's compute-sanitizer is on PATH
 #
 # `lit --param tle_kernels=DIR` overrides the kernels folder.
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -49,6 +51,9 @@ else:
 
 if not config.tle_runtime_only:
     config.available_features.add("tle-compiler")
+
+if shutil.which("compute-sanitizer"):
+    config.available_features.add("compute-sanitizer")
 
 if os.path.exists(os.path.join(kernels, "pipes_cap2.cubin")):
     config.available_features.add("cubin")

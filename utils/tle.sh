@@ -10,8 +10,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TLE_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22
 
-packages=(cmake ninja-build g++ lld python3 llvm-22-dev libmlir-22-dev
-          mlir-22-tools llvm-22-tools)
+packages=(cmake ninja-build g++ lld python3 libgtest-dev llvm-22-dev
+          libmlir-22-dev mlir-22-tools llvm-22-tools)
 
 install_missing() {
   local missing=()
@@ -82,7 +82,8 @@ case "${1:-}" in
     ;;
   test)
     install_missing
-    configure_and_build tle-opt tle-translate
+    configure_and_build tle-opt tle-translate tle-run tle_runtime \
+      tle-runtime-unittests TLEProblemsTests
     run_tests
     ;;
   *)

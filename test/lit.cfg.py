@@ -57,6 +57,12 @@ if os.path.exists(problems_tests):
 ptxas = shutil.which("ptxas") or (
     "/usr/local/cuda/bin/ptxas"
     if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+# libdevice, which tle-translate links for math without an instruction.
+libdevice = os.path.join(os.environ.get("CUDA_HOME", "/usr/local/cuda"),
+                         "nvvm", "libdevice", "libdevice.10.bc")
+if os.path.exists(libdevice):
+    config.available_features.add("libdevice")
+
 if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))

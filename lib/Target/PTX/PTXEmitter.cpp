@@ -16,6 +16,12 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -105,6 +111,51 @@ static LogicalResult verifyModuleLevelOps(ModuleOp module) {
            << "level; a kernel module holds llvm.func, llvm.mlir.global and "
               "other LLVM module-level ops";
   }
+  return success();
+}
+
+/// The libdevice bitcode of the CUDA toolkit: $TLE_LIBDEVICE, else under
+/// $CUDA_HOME, else under /usr/local/cuda.
+static std::string findLibdevice() {
+  if (std::optional<std::string> path =
+          llvm::sys::Process::GetEnv("TLE_LIBDEVICE"))
+    return *path;
+  std::string home =
+      llvm::sys::Process::GetEnv("CUDA_HOME").value_or("/usr/local/cuda");
+  SmallString<128> path(home);
+  llvm::sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+  return std::string(path);
+}
+
+/// Math the NVPTX backend has no instruction for (exp, log, tanh, ...) is
+/// lowered to calls of libdevice's __nv_* functions; link the ones the
+/// module uses, so that the PTX has no unresolved externs.
+static LogicalResult linkLibdevice(ModuleOp module, llvm::Module &llvmModule) {
+  std::string used;
+  for (const llvm::Function &function : llvmModule)
+    if (function.isDeclaration() && function.getName().starts_with("__nv_"))
+      used = function.getName().str();
+  if (used.empty())
+    return success();
+  std::string path = findLibdevice();
+  llvm::SMDiagnostic error;
+  std::unique_ptr<llvm::Module> libdevice =
+      llvm::parseIRFile(path, error, llvmModule.getContext());
+  if (!libdevice)
+    return emitError(module.getLoc())
+           << "the kernel calls " << used << ", which comes from CUDA's "
+           << "libdevice, but '" << path << "' cannot be read ("
+           << error.getMessage() << "); set TLE_LIBDEVICE or CUDA_HOME";
+  // Both sides get the NVPTX triple and libdevice's layout so that the
+  // linker does not warn; emitPTX sets the target machine's layout after.
+  llvm::Triple triple(kNVPTXTriple);
+  libdevice->setTargetTriple(triple);
+  llvmModule.setTargetTriple(triple);
+  llvmModule.setDataLayout(libdevice->getDataLayout());
+  if (llvm::Linker::linkModules(llvmModule, std::move(libdevice),
+                                llvm::Linker::Flags::LinkOnlyNeeded))
+    return emitError(module.getLoc()) << "cannot link libdevice '" << path
+                                      << "' into the kernel module";
   return success();
 }
 
@@ -202,6 +253,9 @@ tle::translateModuleToPTX(ModuleOp module, StringRef chip, StringRef features) {
     return emitError(module.getLoc())
            << "cannot translate the module to LLVM IR; everything must be "
               "lowered to the LLVM and NVVM dialects first";
+
+  if (failed(linkLibdevice(module, *llvmModule)))
+    return failure();
 
   std::string ptx;
   bool emitted = false;

@@ -4,14 +4,37 @@
 #include "tle/Conversion/Passes.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
 
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+
+void tle::registerKernelDialects(DialectRegistry &registry) {
+  registry.insert<TLEDialect, arith::ArithDialect, cf::ControlFlowDialect,
+                  index::IndexDialect, func::FuncDialect, gpu::GPUDialect,
+                  LLVM::LLVMDialect, NVVM::NVVMDialect, math::MathDialect,
+                  memref::MemRefDialect, nvgpu::NVGPUDialect, scf::SCFDialect,
+                  vector::VectorDialect>();
+}
 
 void tle::buildDeriveSyncPipeline(OpPassManager &pm,
                                   const TLEToLLVMOptions &options) {

@@ -2,22 +2,9 @@
 
 #include "Compile.h"
 
-#include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Pipelines/Pipelines.h"
 #include "tle/Target/PTX.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Index/IR/IndexDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -31,22 +18,12 @@
 namespace mtle = mlir::tle;
 using tle::runtime::Status;
 
-/// The dialects tle-opt registers: what a kernel is written in, and what
-/// the lowering produces.
-static void registerDialects(mlir::DialectRegistry &registry) {
-  registry.insert<
-      mtle::TLEDialect, mlir::arith::ArithDialect, mlir::cf::ControlFlowDialect,
-      mlir::index::IndexDialect, mlir::func::FuncDialect, mlir::gpu::GPUDialect,
-      mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect, mlir::math::MathDialect,
-      mlir::memref::MemRefDialect, mlir::nvgpu::NVGPUDialect,
-      mlir::scf::SCFDialect, mlir::vector::VectorDialect>();
-  mtle::registerPTXTranslationDialects(registry);
-}
 
 Status tle::run::compileMLIR(const std::string &path, bool verifyPipes,
                              std::string &ptx, std::string &metadata) {
   mlir::DialectRegistry registry;
-  registerDialects(registry);
+  mtle::registerKernelDialects(registry);
+  mtle::registerPTXTranslationDialects(registry);
   mlir::MLIRContext context(registry);
   // The source locations say where; a dump of the op in generic form would
   // bury them.

@@ -4,6 +4,7 @@
 #define TLE_PIPELINES_PIPELINES_H
 
 namespace mlir {
+class DialectRegistry;
 class OpPassManager;
 
 namespace tle {
@@ -25,6 +26,11 @@ void buildDeriveSyncPipeline(OpPassManager &pm,
 /// for translation to PTX (`tle-to-llvm`, `tle-to-llvm=verify-pipes=false`).
 void buildTLEToLLVMPipeline(OpPassManager &pm,
                             const TLEToLLVMOptions &options = {});
+
+/// Adds the dialects kernels are written in (tle, func, scf, arith, math,
+/// memref, vector, gpu, nvgpu) and those the lowering produces (cf, index,
+/// llvm, nvvm).
+void registerKernelDialects(DialectRegistry &registry);
 
 /// Registers `tle-derive-sync` and `tle-to-llvm`.
 void registerTLEPipelines();

@@ -18,7 +18,6 @@
 namespace mtle = mlir::tle;
 using tle::runtime::Status;
 
-
 Status tle::run::compileMLIR(const std::string &path, bool verifyPipes,
                              std::string &ptx, std::string &metadata) {
   mlir::DialectRegistry registry;

@@ -77,9 +77,10 @@ FailureOr<std::string> assembleWithPtxas(StringRef ptx, StringRef chip,
 ///      "grid": "n / 128"}]}
 ///
 /// `block` comes from `nvvm.maxntid` (required), `dynamic_shared_memory`
-/// from TLEDialect::kSharedMemorySizeAttrName (0 when absent), `params` are the LLVM
-/// parameter types (every pointer is "ptr"), and `signature` and `grid` are
-/// copied from TLEDialect::kKernelSignatureAttrName and kGridAttrName when present.
+/// from TLEDialect::kSharedMemorySizeAttrName (0 when absent), `params` are the
+/// LLVM parameter types (every pointer is "ptr"), and `signature` and `grid`
+/// are copied from TLEDialect::kKernelSignatureAttrName and kGridAttrName when
+/// present.
 FailureOr<llvm::json::Object>
 getKernelMetadata(ModuleOp module, StringRef chip = kDefaultChip,
                   StringRef ptxVersion = kDefaultPTXVersion);

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/Target/PTX.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Target/PTX.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -73,7 +73,8 @@ static json::Array getParams(LLVM::LLVMFuncOp func) {
 /// Copies the optional the kernel signature and grid attributes into `kernel`.
 static LogicalResult addSourceFacts(LLVM::LLVMFuncOp func,
                                     json::Object &kernel) {
-  if (Attribute attr = func->getAttr(tle::TLEDialect::kKernelSignatureAttrName)) {
+  if (Attribute attr =
+          func->getAttr(tle::TLEDialect::kKernelSignatureAttrName)) {
     auto types = dyn_cast<ArrayAttr>(attr);
     if (!types || !llvm::all_of(types, llvm::IsaPred<StringAttr>))
       return emitError(func.getLoc())
@@ -87,8 +88,8 @@ static LogicalResult addSourceFacts(LLVM::LLVMFuncOp func,
   if (Attribute attr = func->getAttr(tle::TLEDialect::kGridAttrName)) {
     auto grid = dyn_cast<StringAttr>(attr);
     if (!grid)
-      return emitError(func.getLoc())
-             << "'" << tle::TLEDialect::kGridAttrName << "' must be a string, got " << attr;
+      return emitError(func.getLoc()) << "'" << tle::TLEDialect::kGridAttrName
+                                      << "' must be a string, got " << attr;
     kernel["grid"] = grid.getValue().str();
   }
   return success();

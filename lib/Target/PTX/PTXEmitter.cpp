@@ -16,20 +16,20 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/IRReader/IRReader.h"
-#include "llvm/Linker/Linker.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Process.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Target/TargetMachine.h"
@@ -154,8 +154,8 @@ static LogicalResult linkLibdevice(ModuleOp module, llvm::Module &llvmModule) {
   llvmModule.setDataLayout(libdevice->getDataLayout());
   if (llvm::Linker::linkModules(llvmModule, std::move(libdevice),
                                 llvm::Linker::Flags::LinkOnlyNeeded))
-    return emitError(module.getLoc()) << "cannot link libdevice '" << path
-                                      << "' into the kernel module";
+    return emitError(module.getLoc())
+           << "cannot link libdevice '" << path << "' into the kernel module";
   return success();
 }
 

@@ -214,11 +214,12 @@ LogicalResult Unroller::execOp(Operation *op) {
         return failure();
       iteration = *v;
     }
-    EventKind kind = llvm::TypeSwitch<Operation *, EventKind>(op)
-                         .Case<AcquireOp>([](auto) { return EventKind::Acquire; })
-                         .Case<CommitOp>([](auto) { return EventKind::Commit; })
-                         .Case<WaitOp>([](auto) { return EventKind::Wait; })
-                         .Default([](auto) { return EventKind::Release; });
+    EventKind kind =
+        llvm::TypeSwitch<Operation *, EventKind>(op)
+            .Case<AcquireOp>([](auto) { return EventKind::Acquire; })
+            .Case<CommitOp>([](auto) { return EventKind::Commit; })
+            .Case<WaitOp>([](auto) { return EventKind::Wait; })
+            .Default([](auto) { return EventKind::Release; });
     StringAttr reader = lifecycle.getReaderAttr();
     out->push_back({op, kind, lifecycle.getPipeOp(),
                     reader ? reader.getValue() : StringRef(), iteration});
@@ -275,7 +276,8 @@ struct PipeBarriers {
     return pipe.getOneShot() ? 0 : (iteration / capacity) & 1;
   }
   unsigned readerIndex(StringRef reader) {
-    for (auto [i, r] : llvm::enumerate(pipe.getReaders().getAsRange<ReaderAttr>()))
+    for (auto [i, r] :
+         llvm::enumerate(pipe.getReaders().getAsRange<ReaderAttr>()))
       if (r.getName().getValue() == reader)
         return i;
     llvm_unreachable("verified reader");
@@ -472,7 +474,8 @@ LogicalResult tle::checkForDeadlock(WarpSpecializeOp ws,
     maxCapacity = std::max(maxCapacity, pipe.getCapacityAttr().getInt());
     for (auto &entry : usage.opsByPartition)
       for (PipeLifecycleOpInterface op : entry.second)
-        for (Operation *a = op->getParentOp(); a && a != ws; a = a->getParentOp())
+        for (Operation *a = op->getParentOp(); a && a != ws;
+             a = a->getParentOp())
           hasLifecycleOps.insert(a);
   }
   // Symbolic trip counts take a few values: one lap, just past a lap, and

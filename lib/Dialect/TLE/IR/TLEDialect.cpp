@@ -66,7 +66,7 @@ static LogicalResult verifyKernelAttribute(Operation *op, NamedAttribute attr) {
 }
 
 LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
-                                                  NamedAttribute attr) {
+                                                   NamedAttribute attr) {
   if (attr.getName() != kBarriersAttrName)
     return verifyKernelAttribute(op, attr);
   if (!isa<PipeOp>(op))
@@ -74,8 +74,8 @@ LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
   auto barriers = dyn_cast<ArrayAttr>(attr.getValue());
   if (!barriers || barriers.empty() ||
       !llvm::all_of(barriers, llvm::IsaPred<BarrierAttr>))
-    return op->emitError("'")
-           << kBarriersAttrName << "' must be a non-empty array of #tle.barrier";
+    return op->emitError("'") << kBarriersAttrName
+                              << "' must be a non-empty array of #tle.barrier";
   return success();
 }
 

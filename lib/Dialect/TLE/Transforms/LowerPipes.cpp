@@ -45,9 +45,8 @@ struct PipeBarriers {
   }
   /// Whether the free barrier `i` covers the pipe's field `field`.
   bool covers(unsigned i, unsigned field) {
-    return llvm::is_contained(
-        free[i].getFields().getAsValueRange<StringAttr>(),
-        pipe.getFieldName(field));
+    return llvm::is_contained(free[i].getFields().getAsValueRange<StringAttr>(),
+                              pipe.getFieldName(field));
   }
   bool writesWithCpAsync() {
     return full.getArrive() == ArriveKind::CpAsync ||
@@ -95,11 +94,10 @@ private:
 LogicalResult PipeLowering::collect() {
   WalkResult result = ws->walk([&](PipeLifecycleOpInterface op) {
     PipeOp pipe = op.getPipeOp();
-    if (!op.getSlot() ||
-        (isa<AcquireOp, WaitOp>(op.getOperation()) &&
-         !op->getOperand(op->getNumOperands() - 1)))
+    if (!op.getSlot() || (isa<AcquireOp, WaitOp>(op.getOperation()) &&
+                          !op->getOperand(op->getNumOperands() - 1)))
       return WalkResult(op->emitOpError("has no slot and parity yet; run "
-                                      "--tle-assign-pipe-phases first"));
+                                        "--tle-assign-pipe-phases first"));
     if (pipes.contains(pipe))
       return WalkResult::advance();
     auto plan = pipe->getAttrOfType<ArrayAttr>(TLEDialect::kBarriersAttrName);
@@ -126,16 +124,17 @@ void PipeLowering::createBarriers() {
     PipeOp pipe = barriers.pipe;
     b.setInsertionPointAfter(pipe);
     auto fieldType = cast<MemRefType>(pipe.getBuffers()[0].getType());
-    auto arrayType =
-        MemRefType::get({pipe.getCapacityAttr().getInt()}, b.getI64Type(),
-                        MemRefLayoutAttrInterface(), fieldType.getMemorySpace());
+    auto arrayType = MemRefType::get(
+        {pipe.getCapacityAttr().getInt()}, b.getI64Type(),
+        MemRefLayoutAttrInterface(), fieldType.getMemorySpace());
     auto createArray = [&](BarrierAttr barrier) -> Value {
-      std::string name = (pipe.getName() + "." +
-                          stringifyBarrierKind(barrier.getKind()))
-                             .str();
+      std::string name =
+          (pipe.getName() + "." + stringifyBarrierKind(barrier.getKind()))
+              .str();
       if (barrier.getKind() == BarrierKind::Free && barriers.free.size() > 1)
-        name += "." + llvm::join(barrier.getFields().getAsValueRange<StringAttr>(),
-                                 "+");
+        name +=
+            "." +
+            llvm::join(barrier.getFields().getAsValueRange<StringAttr>(), "+");
       return SharedAllocOp::create(b, pipe.getLoc(), arrayType,
                                    b.getStringAttr(name), IntegerAttr(),
                                    IntegerAttr());
@@ -183,11 +182,11 @@ Value PipeLowering::isThreadZero(Location loc) {
 void PipeLowering::fenceProxyAsync(Location loc) {
   NVVM::FenceProxyOp::create(
       b, loc, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
 }
 
-void PipeLowering::arrive(Location loc, Value array, Value slot,
-                          bool elected) {
+void PipeLowering::arrive(Location loc, Value array, Value slot, bool elected) {
   if (!elected) {
     MBarrierArriveOp::create(b, loc, ArriveForm::Plain, array, slot,
                              IntegerAttr());
@@ -237,8 +236,8 @@ static Operation *findFirstUse(ArrayRef<Value> values, Operation *start) {
 void PipeLowering::lowerAcquire(AcquireOp op, PipeBarriers &barriers) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  auto all = llvm::to_vector(
-      llvm::seq<unsigned>(0, barriers.pipe.getNumFields()));
+  auto all =
+      llvm::to_vector(llvm::seq<unsigned>(0, barriers.pipe.getNumFields()));
   SmallVector<Value> views = createSlotViews(op, all);
   for (auto [result, view] : llvm::zip(op.getViews(), views))
     result.replaceAllUsesWith(view);
@@ -303,8 +302,8 @@ void PipeLowering::lowerWait(WaitOp op, PipeBarriers &barriers) {
   if (barriers.full.getFence() && barriers.writesWithCpAsync())
     fenceProxyAsync(loc);
   PipeOp pipe = barriers.pipe;
-  SmallVector<Value> views =
-      createSlotViews(op, pipe.getReaderFields(pipe.lookupReader(op.getReader())));
+  SmallVector<Value> views = createSlotViews(
+      op, pipe.getReaderFields(pipe.lookupReader(op.getReader())));
   for (auto [result, view] : llvm::zip(op.getViews(), views))
     result.replaceAllUsesWith(view);
   op->erase();

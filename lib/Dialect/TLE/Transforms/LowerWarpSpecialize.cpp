@@ -43,8 +43,8 @@ SmallVector<Cluster> computeClusters(const WarpLayout &layout,
   SmallVector<Cluster> clusters;
   for (auto [p, placement] : llvm::enumerate(layout.partitions)) {
     unsigned first = placement.firstWarp / kGroup * kGroup;
-    unsigned end = llvm::alignTo(placement.firstWarp + placement.numWarps,
-                                 kGroup);
+    unsigned end =
+        llvm::alignTo(placement.firstWarp + placement.numWarps, kGroup);
     if (clusters.empty() || first >= clusters.back().endWarp)
       clusters.push_back({first, end, budgets[first / kGroup], {}});
     clusters.back().endWarp = std::max(clusters.back().endWarp, end);
@@ -135,10 +135,9 @@ void WarpSpecializeLowering::inlinePartition(unsigned p) {
     return;
   localize({ws->getNextNode()->getIterator(), end->getIterator()}, p);
   // Localizing may have replaced the first op after the kernel's split.
-  dest->getOperations().splice(b.getInsertionPoint(),
-                               kernelBody->getOperations(),
-                               ws->getNextNode()->getIterator(),
-                               end->getIterator());
+  dest->getOperations().splice(
+      b.getInsertionPoint(), kernelBody->getOperations(),
+      ws->getNextNode()->getIterator(), end->getIterator());
 }
 
 void WarpSpecializeLowering::emitPartitions(ArrayRef<unsigned> partitions) {
@@ -146,8 +145,9 @@ void WarpSpecializeLowering::emitPartitions(ArrayRef<unsigned> partitions) {
     return;
   unsigned p = partitions.front();
   const PartitionPlacement &placement = layout.partitions[p];
-  bool lastCoversRest = partitions.size() == 1 &&
-                        placement.numWarps % TLEDialect::kWarpsPerWarpGroup == 0;
+  bool lastCoversRest =
+      partitions.size() == 1 &&
+      placement.numWarps % TLEDialect::kWarpsPerWarpGroup == 0;
   if (lastCoversRest) {
     inlinePartition(p);
     return;
@@ -156,7 +156,8 @@ void WarpSpecializeLowering::emitPartitions(ArrayRef<unsigned> partitions) {
       b, ws.getLoc(), arith::CmpIPredicate::uge, warp,
       arith::ConstantIndexOp::create(b, ws.getLoc(), placement.firstWarp));
   Value inside = arith::AndIOp::create(
-      b, ws.getLoc(), lower, warpBelow(placement.firstWarp + placement.numWarps));
+      b, ws.getLoc(), lower,
+      warpBelow(placement.firstWarp + placement.numWarps));
   auto branch = scf::IfOp::create(b, ws.getLoc(), inside,
                                   /*withElseRegion=*/partitions.size() > 1);
   {
@@ -218,8 +219,8 @@ void WarpSpecializeLowering::run() {
   SmallVector<unsigned> budgets = deriveWarpGroupRegisters(layout);
   // What ptxas gives every thread at entry under the launch bounds: the
   // register file split evenly, at most 255, in steps of 8.
-  entryRegisters = std::min(TLEDialect::kRegistersPerCTA / layout.getNumThreads(),
-                            255u);
+  entryRegisters =
+      std::min(TLEDialect::kRegistersPerCTA / layout.getNumThreads(), 255u);
   entryRegisters -= entryRegisters % TLEDialect::kRegisterGranule;
   setKernelAttributes();
   b.setInsertionPoint(ws);
@@ -261,7 +262,8 @@ struct LowerWarpSpecializePass
       if (failed(checkPlacement(ws)))
         return signalPassFailure();
       auto kernel = cast<func::FuncOp>(ws->getParentOp());
-      if (llvm::count_if(kernel.getBody().front(), llvm::IsaPred<WarpSpecializeOp>) > 1) {
+      if (llvm::count_if(kernel.getBody().front(),
+                         llvm::IsaPred<WarpSpecializeOp>) > 1) {
         ws.emitOpError("is one of several in '@")
             << kernel.getName() << "'; a kernel has one";
         return signalPassFailure();

@@ -19,8 +19,7 @@ namespace mlir::tle {
 /// Emits an error describing the first deadlock found and fails; succeeds
 /// when none is found or when the partitions cannot be unrolled (a loop
 /// bound or branch condition computed from memory, for instance).
-LogicalResult checkForDeadlock(WarpSpecializeOp ws,
-                               ArrayRef<PipeUsage> usages);
+LogicalResult checkForDeadlock(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages);
 
 } // namespace mlir::tle
 

@@ -11,11 +11,16 @@ if(TLE_USE_LLD)
   add_link_options("-fuse-ld=lld")
 endif()
 
-# Generates Markdown reference docs for a .td file into docs/generated/.
+# Generates Markdown reference docs for a .td file. `tle-doc` copies them
+# into docs/generated/; the lit suite checks that the copies are current
+# (test/docs/generated.test), for which each file also gets a target that
+# only generates it in the build tree, listed in TLE_GENERATED_DOCS.
 function(add_tle_doc td_file output_file command)
   set(LLVM_TARGET_DEFINITIONS ${td_file})
   tablegen(MLIR ${output_file}.md ${command} ${ARGN})
   set(generated ${CMAKE_CURRENT_BINARY_DIR}/${output_file}.md)
+  add_custom_target(${output_file}DocBuild DEPENDS ${generated})
+  set_property(GLOBAL APPEND PROPERTY TLE_GENERATED_DOCS ${output_file}DocBuild)
   set(dest ${PROJECT_SOURCE_DIR}/docs/generated/${output_file}.md)
   add_custom_command(OUTPUT ${dest}
     COMMAND ${CMAKE_COMMAND} -E copy ${generated} ${dest}

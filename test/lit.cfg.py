@@ -45,6 +45,7 @@ if os.path.exists(tle_run):
 
 # The examples live outside test/ but carry their own RUN lines.
 config.substitutions.append(("%tle_src_root", config.tle_src_root))
+config.substitutions.append(("%tle_obj_root", config.tle_obj_root))
 
 # The GoogleTest binary of lib/Problems; absent where libgtest-dev is not.
 problems_tests = os.path.join(config.tle_obj_root, "unittests", "Problems",
@@ -67,12 +68,16 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+for tool in ("clang-format", "git"):
+    if shutil.which(tool):
+        config.available_features.add(tool)
+
 # CI installs GoogleTest, builds both unit-test binaries and has the CUDA
 # toolkit: there a missing one is a broken set-up, not a reason to skip the
 # tests that need it.
 if os.environ.get("CI") == "true":
     for feature in ("runtime-unittests", "problems-unittests", "ptxas",
-                    "libdevice"):
+                    "libdevice", "clang-format", "git"):
         if feature not in config.available_features:
             lit_config.fatal("CI must run every CPU test, but '%s' is "
                              "missing" % feature)

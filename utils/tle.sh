@@ -10,7 +10,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${TLE_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22
 
-packages=(cmake ninja-build g++ lld python3 libgtest-dev llvm-22-dev
+packages=(cmake ninja-build g++ lld python3 git clang-format libgtest-dev llvm-22-dev
           libmlir-22-dev mlir-22-tools llvm-22-tools)
 
 install_missing() {
@@ -82,8 +82,7 @@ case "${1:-}" in
     ;;
   test)
     install_missing
-    configure_and_build tle-opt tle-translate tle-run tle_runtime \
-      tle-runtime-unittests TLEProblemsTests
+    configure_and_build tle-test-depends
     run_tests
     ;;
   *)

@@ -35,7 +35,8 @@
 // CHECK-NEXT:shared memory: 2048 B of buffers + 48 B of barriers = 2096 B (before alignment)
 
 func.func @pipes(%in: memref<?x256xf32>, %out: memref<?x256xf32>,
-                 %n: index) {
+                 %n: index)
+    attributes {tle.grid = "(rows(in) / n, 1, 1): one CTA per n rows"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index

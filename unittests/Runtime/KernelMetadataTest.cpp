@@ -17,6 +17,7 @@ const char *pipesMetadata = R"({
     {
       "block": [384, 1, 1],
       "dynamic_shared_memory": 2096,
+      "grid": "(rows(in) / n, 1, 1): one CTA per n rows",
       "name": "pipes",
       "params": ["ptr", "ptr", "i64", "i64", "i64", "i64", "i64",
                  "ptr", "ptr", "i64", "i64", "i64", "i64", "i64", "i64"],
@@ -38,7 +39,7 @@ void expectPipes(const std::vector<KernelInfo> &kernels) {
   ASSERT_EQ(k.signature.size(), 3u);
   EXPECT_EQ(k.signature[0], "memref<?x256xf32>");
   EXPECT_EQ(k.signature[2], "index");
-  EXPECT_EQ(k.grid, "");
+  EXPECT_EQ(k.grid, "(rows(in) / n, 1, 1): one CTA per n rows");
 }
 
 TEST(KernelMetadata, PipesSample) {

@@ -10,6 +10,12 @@
 
 // -----
 
+// index has no fixed size in shared memory.
+// expected-error @+1 {{'tle.shared_alloc' op needs an element type of fixed size, got 'memref<4xindex, 3>'}}
+%0 = tle.shared_alloc : memref<4xindex, 3>
+
+// -----
+
 %b = tle.shared_alloc : memref<2x64xf32, 3>
 // expected-error @+1 {{pipe 'kv' has capacity 0; a pipe needs at least one slot}}
 %p = tle.pipe "kv" capacity 0 fields(x = %b : memref<2x64xf32, 3>) readers(r)

@@ -40,6 +40,8 @@ LogicalResult SharedAllocOp::verify() {
            << "#gpu.address_space<workgroup> memory space";
   if (!type.hasStaticShape())
     return emitOpError("needs a static shape, got ") << type;
+  if (!getBufferByteSize(type))
+    return emitOpError("needs an element type of fixed size, got ") << type;
   if (!type.getLayout().isIdentity())
     return emitOpError("needs the identity layout, got ") << type;
   return success();
@@ -218,7 +220,7 @@ LogicalResult PipeOp::verify() {
       return emitOpError("field '")
              << field << "' of pipe '" << name << "' is " << type
              << ", which is not in shared memory";
-    if (type.getRank() < 1 || !type.hasStaticShape() ||
+    if (type.getRank() < 1 || !getBufferByteSize(type) ||
         !type.getLayout().isIdentity())
       return emitOpError("field '")
              << field << "' of pipe '" << name << "' is " << type
@@ -478,8 +480,10 @@ LogicalResult TMALoadOp::verify() {
     return emitOpError("writes ")
            << type << ", which is not in shared memory; TMA loads into a "
            << "pipe slot";
-  if (!type.hasStaticShape())
-    return emitOpError("needs a statically shaped destination, got ") << type;
+  if (!type.hasStaticShape() || !getBufferByteSize(type))
+    return emitOpError("needs a statically shaped destination with an "
+                       "element type of fixed size, got ")
+           << type;
   if (getCoordinates().empty() || getCoordinates().size() > 5)
     return emitOpError("takes 1 to 5 coordinates, got ")
            << getCoordinates().size();

@@ -79,6 +79,21 @@ LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+std::optional<int64_t> tle::getBufferByteSize(MemRefType type) {
+  Type element = type.getElementType();
+  int64_t lanes = 1;
+  if (auto vector = dyn_cast<VectorType>(element)) {
+    if (vector.isScalable())
+      return std::nullopt;
+    lanes = vector.getNumElements();
+    element = vector.getElementType();
+  }
+  if (!element.isIntOrFloat() || !type.hasStaticShape())
+    return std::nullopt;
+  return type.getNumElements() * lanes *
+         llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+}
+
 bool tle::isSharedMemorySpace(Attribute memorySpace) {
   if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace))
     return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;

@@ -58,24 +58,6 @@ struct Placement {
 };
 } // namespace
 
-/// Bytes of a statically shaped buffer, with the formula of --tle-sync-plan
-/// (elements of a vector element type counted lane by lane); none for
-/// element types without a fixed bit width.
-static std::optional<int64_t> getByteSize(MemRefType type) {
-  Type element = type.getElementType();
-  int64_t lanes = 1;
-  if (auto vector = dyn_cast<VectorType>(element)) {
-    if (vector.isScalable())
-      return std::nullopt;
-    lanes = vector.getNumElements();
-    element = vector.getElementType();
-  }
-  if (!element.isIntOrFloat())
-    return std::nullopt;
-  return type.getNumElements() * lanes *
-         llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
-}
-
 /// The type every tle.mbarrier_* op takes; such buffers hold barriers only.
 static bool isMBarrierArrayType(MemRefType type) {
   return type.getRank() == 1 && type.getElementType().isInteger(64);
@@ -152,7 +134,7 @@ static bool holdsTiles(Value buffer) {
 /// Sizes `alloc` and decides its alignment and whether it goes last.
 static std::optional<Placement> describe(SharedAllocOp alloc, unsigned index) {
   MemRefType type = alloc.getBuffer().getType();
-  std::optional<int64_t> size = getByteSize(type);
+  std::optional<int64_t> size = getBufferByteSize(type);
   if (!size)
     return std::nullopt;
   bool tiles = holdsTiles(alloc.getBuffer());

@@ -80,8 +80,7 @@ ArrayAttr PipeBarrierBuilder::fieldNames(ArrayRef<unsigned> fields) {
 FailureOr<int64_t> PipeBarrierBuilder::countTxBytes(const SlotWrite &write,
                                                     Operation *windowStart) {
   auto type = cast<MemRefType>(write.target.getType());
-  int64_t bytes = type.getNumElements() *
-                  llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  int64_t bytes = *getBufferByteSize(type);
   for (Operation *parent = write.op->getParentOp();
        parent && parent != windowStart->getParentOp();
        parent = parent->getParentOp()) {

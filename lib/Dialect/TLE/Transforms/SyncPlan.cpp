@@ -66,10 +66,8 @@ struct KernelPlan {
 /// mbarriers are 8-byte objects in shared memory.
 constexpr int64_t kMBarrierBytes = 8;
 
-int64_t getByteSize(MemRefType type) {
-  return type.getNumElements() *
-         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-}
+/// Verified buffers have a byte size.
+int64_t getByteSize(MemRefType type) { return *getBufferByteSize(type); }
 
 /// `64x128xbf16`: the shape and element type of a slot.
 std::string printSlotType(MemRefType type) {

@@ -27,6 +27,10 @@ class PipeOp;
 /// Whether `memorySpace` denotes the CTA's shared memory: either
 /// `#gpu.address_space<workgroup>` or the NVPTX address space 3.
 bool isSharedMemorySpace(Attribute memorySpace);
+/// Bytes of a statically shaped buffer (a vector element type counted lane
+/// by lane), or none for element types without a fixed bit width. The
+/// verifiers of tle.shared_alloc, pipe fields and tle.tma_load require it.
+std::optional<int64_t> getBufferByteSize(MemRefType type);
 } // namespace mlir::tle
 
 #include "tle/Dialect/TLE/IR/TLEInterfaces.h.inc"

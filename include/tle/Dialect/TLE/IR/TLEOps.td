@@ -32,8 +32,9 @@ def TLE_SharedAllocOp : TLE_Op<"shared_alloc",
     and gives each its offset; two pipes may bind the same buffer, which is
     how a kernel lets two hand-offs share storage.
 
-    The type must be a statically shaped memref with the identity layout in
-    the workgroup address space (`#gpu.address_space<workgroup>` or `3`).
+    The type must be a statically shaped memref of fixed-size elements with
+    the identity layout in the workgroup address space
+    (`#gpu.address_space<workgroup>` or `3`).
 
     Optional attributes: `name` labels the buffer in reports and
     diagnostics; `alignment` (bytes, a power of two) raises the alignment

@@ -48,6 +48,8 @@ void tle::buildTLEToLLVMPipeline(OpPassManager &pm,
                                  const TLEToLLVMOptions &options) {
   buildDeriveSyncPipeline(pm, options);
   pm.addPass(createTLELowerPipes());
+  pm.addPass(createTLEDistributeTensors());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createTLEAllocateSharedMemory());
   pm.addPass(createTLELowerWarpSpecialize());
   pm.addPass(createCanonicalizerPass());

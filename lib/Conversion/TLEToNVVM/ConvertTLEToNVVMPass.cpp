@@ -52,6 +52,10 @@ namespace mlir::tle {
 using namespace mlir;
 using namespace mlir::tle;
 
+/// A CUtensorMap: 128 bytes, aligned to 64 (cuda.h).
+static constexpr int64_t kTensorMapBytes = 128;
+static constexpr int64_t kTensorMapAlignment = 64;
+
 /// The largest arrive count an mbarrier phase can hold (PTX: 2^20 - 1).
 static constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
 
@@ -59,8 +63,25 @@ static constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
 /// author can act on, so that they get that reason rather than a generic
 /// "failed to legalize" from the conversion driver.
 static LogicalResult checkLowerable(Operation *op) {
-  if (isa<TMALoadOp>(op))
-    return op->emitError("TMA loads are not lowered yet");
+  if (auto load = dyn_cast<TMALoadOp>(op); load && !load.getBarriers())
+    return load.emitOpError("has no barrier; it must write a pipe slot "
+                            "(between tle.acquire and tle.commit) and run "
+                            "through --tle-lower-pipes first");
+  if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp>(
+          op) &&
+      llvm::any_of(op->getOperandTypes(), [](Type type) {
+        auto memref = dyn_cast<MemRefType>(type);
+        return memref && getSwizzleBytes(memref) != 0;
+      }))
+    return op->emitOpError("accesses a swizzled #tle.shared buffer as if it "
+                           "were row-major; use tle.local_load or "
+                           "tle.local_store");
+  if (llvm::any_of(op->getResultTypes(), [](Type type) {
+        auto tensor = dyn_cast<RankedTensorType>(type);
+        return tensor && tensor.getEncoding();
+      }))
+    return op->emitOpError("produces a distributed tensor; run "
+                           "--tle-distribute-tensors first");
   if (auto alloc = dyn_cast<SharedAllocOp>(op); alloc && !alloc.getOffset())
     return alloc.emitOpError(
         "has no offset; run --tle-allocate-shared-memory first");
@@ -116,6 +137,28 @@ static void recordKernelSignatures(ModuleOp module) {
   });
 }
 
+/// A tensor map reaches the kernel by value, as the CUDA driver expects
+/// of a `const __grid_constant__ CUtensorMap` parameter: a 128-byte,
+/// 64-byte aligned .param whose address the TMA instructions take.
+static void markTensorMapArguments(ModuleOp module) {
+  module.walk([](func::FuncOp func) {
+    if (!isKernel(func))
+      return;
+    Builder b(func.getContext());
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
+      if (!isa<TensorMapType>(type))
+        continue;
+      func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(),
+                                                             kTensorMapBytes)));
+      func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                      b.getI64IntegerAttr(kTensorMapAlignment));
+      func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                      b.getUnitAttr());
+    }
+  });
+}
+
 /// func-to-llvm copies the function's discardable attributes onto the
 /// llvm.func, where the block size becomes the PTX entry's launch bounds:
 /// `.maxntid` and `.minnctapersm 1`. With both, ptxas starts every thread at
@@ -156,6 +199,16 @@ static void configureTypeConverter(LLVMTypeConverter &converter) {
   // cp.async groups are counted by the hardware, so the token that
   // nvgpu.device_async_copy returns carries no value; NVGPU's patterns
   // replace it by an i32, as the upstream NVGPU-to-NVVM pass does.
+  converter.addTypeAttributeConversion(
+      [](BaseMemRefType type,
+         SharedSpaceAttr) -> TypeConverter::AttributeConversionResult {
+        return IntegerAttr::get(IntegerType::get(type.getContext(), 64),
+                                kSharedMemoryAddressSpace);
+      });
+  // The kernel parameter is the descriptor's generic address.
+  converter.addConversion([](TensorMapType type) {
+    return LLVM::LLVMPointerType::get(type.getContext());
+  });
   converter.addConversion([&converter](nvgpu::DeviceAsyncTokenType type) {
     return converter.convertType(IntegerType::get(type.getContext(), 32));
   });
@@ -202,6 +255,7 @@ struct ConvertTLEToNVVMPass
     if (failed(checkPreconditions(module)))
       return signalPassFailure();
     recordKernelSignatures(module);
+    markTensorMapArguments(module);
 
     LowerToLLVMOptions options(context, DataLayout(module));
     LLVMTypeConverter converter(context, options);

@@ -32,6 +32,9 @@ using namespace mlir::tle;
 /// so this only bounds how long a thread sleeps between polls.
 static constexpr int32_t kTryWaitSuspendTimeHintNs = 10000000;
 
+/// NVPTX's address space of shared memory across a cluster.
+static constexpr unsigned kSharedClusterAddressSpace = 7;
+
 /// An i32 constant, the operand type the NVVM mbarrier ops take.
 static Value createI32Constant(OpBuilder &builder, Location loc,
                                int64_t value) {
@@ -221,10 +224,86 @@ struct MBarrierArriveOpLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   }
 };
 
+/// tle.tma_load -> one cp.async.bulk.tensor per box of the destination,
+/// each completing on the slot's full barrier. A swizzled tile stores its
+/// column chunks one after another, so box (i, j) of an [R, C] tile lands
+/// at chunk j, row i * box rows.
+struct TMALoadOpLowering : ConvertOpToLLVMPattern<TMALoadOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(TMALoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getBarriers())
+      return rewriter.notifyMatchFailure(op, "no barrier");
+    Location loc = op.getLoc();
+    MemRefType destType = op.getDestination().getType();
+    ArrayRef<int64_t> box = op.getTensorMap().getType().getBox();
+    bool is2D = destType.getRank() == 2;
+    int64_t rows = is2D ? destType.getDimSize(0) : 1;
+    int64_t columns = destType.getShape().back();
+    int64_t boxRows = is2D && box.size() > 1 ? box[box.size() - 2] : 1;
+    int64_t boxColumns = box.back();
+    Type elementType =
+        getTypeConverter()->convertType(destType.getElementType());
+
+    MemRefDescriptor dest(adaptor.getDestination());
+    Value base = LLVM::GEPOp::create(
+        rewriter, loc, dest.alignedPtr(rewriter, loc).getType(), elementType,
+        dest.alignedPtr(rewriter, loc), dest.offset(rewriter, loc));
+    Value barrier =
+        getBarrierPtr(rewriter, loc, *getTypeConverter(), op.getBarriers(),
+                      adaptor.getBarriers(), adaptor.getBarrierIndex());
+    // PTX lists coordinates innermost first.
+    SmallVector<Value> coordinates;
+    for (Value c : llvm::reverse(adaptor.getCoordinates()))
+      coordinates.push_back(
+          LLVM::TruncOp::create(rewriter, loc, rewriter.getI32Type(), c));
+    auto mode = NVVM::TMALoadModeAttr::get(rewriter.getContext(),
+                                           NVVM::TMALoadMode::TILE);
+    for (int64_t j = 0; j < columns / boxColumns; ++j) {
+      for (int64_t i = 0; i < rows / boxRows; ++i) {
+        int64_t elementOffset =
+            j * rows * boxColumns + i * boxRows * boxColumns;
+        if (getSwizzleBytes(destType) == 0)
+          elementOffset = i * boxRows * columns;
+        Value dst = LLVM::GEPOp::create(
+            rewriter, loc, base.getType(), elementType, base,
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(elementOffset)});
+        SmallVector<Value> boxCoordinates(coordinates);
+        boxCoordinates[0] = LLVM::AddOp::create(
+            rewriter, loc, coordinates[0],
+            createI32Constant(rewriter, loc, j * boxColumns));
+        if (is2D && box.size() > 1)
+          boxCoordinates[1] = LLVM::AddOp::create(
+              rewriter, loc, coordinates[1],
+              createI32Constant(rewriter, loc, i * boxRows));
+        // The CTA's own shared memory, addressed in the cluster window that
+        // the shared::cluster form of the copy takes.
+        Value clusterDst = LLVM::AddrSpaceCastOp::create(
+            rewriter, loc,
+            LLVM::LLVMPointerType::get(rewriter.getContext(),
+                                       kSharedClusterAddressSpace),
+            dst);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            rewriter, loc, clusterDst, adaptor.getTensorMap(), boxCoordinates,
+            barrier, /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+            /*l2CacheHint=*/Value(), mode,
+            /*isCTAOnly=*/rewriter.getBoolAttr(false),
+            /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void tle::populateTLEToNVVMConversionPatterns(LLVMTypeConverter &converter,
                                               RewritePatternSet &patterns) {
-  patterns.add<SharedAllocOpLowering, SlotOpLowering, MBarrierInitOpLowering,
-               MBarrierWaitOpLowering, MBarrierArriveOpLowering>(converter);
+  patterns
+      .add<SharedAllocOpLowering, SlotOpLowering, MBarrierInitOpLowering,
+           MBarrierWaitOpLowering, MBarrierArriveOpLowering, TMALoadOpLowering>(
+          converter);
 }

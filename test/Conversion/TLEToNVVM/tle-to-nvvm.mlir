@@ -109,11 +109,20 @@ func.func @alloc_without_offset() {
 
 // -----
 
-func.func @tma_load(%map: !llvm.ptr, %x: i32, %y: i32) {
+func.func @tma_load_without_barrier(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %x: index, %y: index) {
   %dst = tle.shared_alloc {offset = 0 : i64} : memref<64x64xbf16, 3>
-  // expected-error @below {{TMA loads are not lowered yet}}
-  tle.tma_load %map[%x, %y] into %dst : !llvm.ptr, memref<64x64xbf16, 3>
+  // expected-error @below {{'tle.tma_load' op has no barrier; it must write a pipe slot (between tle.acquire and tle.commit) and run through --tle-lower-pipes first}}
+  tle.tma_load %map[%x, %y] into %dst : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, 3>
   return
+}
+
+// -----
+
+func.func @swizzled_memref_load(%i: index) -> bf16 {
+  %a = tle.shared_alloc {offset = 0 : i64} : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @below {{'memref.load' op accesses a swizzled #tle.shared buffer as if it were row-major; use tle.local_load or tle.local_store}}
+  %v = memref.load %a[%i, %i] : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  return %v : bf16
 }
 
 // -----

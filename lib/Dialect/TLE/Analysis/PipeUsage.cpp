@@ -196,8 +196,8 @@ SmallVector<SlotWrite> tle::collectOneShotWrites(CommitOp commit) {
 bool tle::isReadByAsyncProxy(Value view) {
   for (Value alias : getAliases(view))
     for (Operation *user : alias.getUsers())
-      if (isa<nvgpu::WarpgroupGenerateDescriptorOp, nvgpu::TmaAsyncStoreOp>(
-              user))
+      if (isa<WgmmaOp, nvgpu::WarpgroupGenerateDescriptorOp,
+              nvgpu::TmaAsyncStoreOp>(user))
         return true;
   return false;
 }

@@ -474,22 +474,6 @@ LogicalResult MBarrierArriveOp::verify() {
   return verifyBarrierAccess(*this, getBarriers().getType(), getIndex());
 }
 
-LogicalResult TMALoadOp::verify() {
-  MemRefType type = getDestination().getType();
-  if (!isSharedMemorySpace(type.getMemorySpace()))
-    return emitOpError("writes ")
-           << type << ", which is not in shared memory; TMA loads into a "
-           << "pipe slot";
-  if (!type.hasStaticShape() || !getBufferByteSize(type))
-    return emitOpError("needs a statically shaped destination with an "
-                       "element type of fixed size, got ")
-           << type;
-  if (getCoordinates().empty() || getCoordinates().size() > 5)
-    return emitOpError("takes 1 to 5 coordinates, got ")
-           << getCoordinates().size();
-  return success();
-}
-
 LogicalResult ReleaseOp::verify() {
   PipeOp pipe = verifyLifecycleOp(*this);
   if (!pipe)

@@ -14,6 +14,22 @@ using namespace mlir::tle;
 #include "tle/Dialect/TLE/IR/TLEDialect.cpp.inc"
 #include "tle/Dialect/TLE/IR/TLEEnums.cpp.inc"
 
+/// `128x64xbf16`: a box shape and its element type.
+static ParseResult parseBoxShape(AsmParser &parser, SmallVector<int64_t> &box,
+                                 Type &elementType) {
+  if (parser.parseDimensionList(box, /*allowDynamic=*/false,
+                                /*withTrailingX=*/true))
+    return failure();
+  return parser.parseType(elementType);
+}
+
+static void printBoxShape(AsmPrinter &printer, ArrayRef<int64_t> box,
+                          Type elementType) {
+  for (int64_t extent : box)
+    printer << extent << 'x';
+  printer << elementType;
+}
+
 #define GET_TYPEDEF_CLASSES
 #include "tle/Dialect/TLE/IR/TLETypes.cpp.inc"
 
@@ -95,6 +111,8 @@ std::optional<int64_t> tle::getBufferByteSize(MemRefType type) {
 }
 
 bool tle::isSharedMemorySpace(Attribute memorySpace) {
+  if (isa_and_nonnull<SharedSpaceAttr>(memorySpace))
+    return true;
   if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace))
     return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;
   if (auto intSpace = dyn_cast_or_null<IntegerAttr>(memorySpace))
@@ -117,4 +135,121 @@ std::string PipeLifecycleOpInterface::describeSide() {
   if (StringAttr reader = getReaderAttr())
     return ("reader '" + reader.getValue() + "'").str();
   return "writer";
+}
+
+int64_t tle::getSwizzleBytes(MemRefType type) {
+  if (auto space = dyn_cast_or_null<SharedSpaceAttr>(type.getMemorySpace()))
+    return space.getSwizzle();
+  return 0;
+}
+
+static bool isValidSwizzle(int64_t swizzle, bool allowNone) {
+  return (allowNone && swizzle == 0) || swizzle == 32 || swizzle == 64 ||
+         swizzle == 128;
+}
+
+LogicalResult
+SharedSpaceAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t swizzle) {
+  if (!isValidSwizzle(swizzle, /*allowNone=*/false))
+    return emitError() << "swizzle must be 32, 64 or 128 bytes, got "
+                       << swizzle;
+  return success();
+}
+
+/// Checks a warp-group grid `[gm, gn]` of a wgmma layout.
+static LogicalResult
+verifyWarpGroupGrid(function_ref<InFlightDiagnostic()> emitError,
+                    ArrayRef<int64_t> grid) {
+  if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1)
+    return emitError() << "warp_groups must be two positive counts [gm, gn]";
+  if (grid[0] * grid[1] * TLEDialect::kWarpsPerWarpGroup >
+      TLEDialect::kMaxWarpsPerCTA)
+    return emitError() << "warp_groups [" << grid[0] << ", " << grid[1]
+                       << "] needs more warps than a CTA has";
+  return success();
+}
+
+LogicalResult
+MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> warpGroups) {
+  return verifyWarpGroupGrid(emitError, warpGroups);
+}
+
+LogicalResult
+MmaOperandLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                             ArrayRef<int64_t> warpGroups) {
+  return verifyWarpGroupGrid(emitError, warpGroups);
+}
+
+LogicalResult
+SliceLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        int64_t dim, Attribute parent) {
+  if (dim != 0 && dim != 1)
+    return emitError() << "a slice removes dimension 0 or 1, got " << dim;
+  bool twoDimensional =
+      isa<MmaLayoutAttr>(parent) ||
+      (isa<BlockedLayoutAttr>(parent) &&
+       cast<BlockedLayoutAttr>(parent).getPerThread().size() == 2);
+  if (!twoDimensional)
+    return emitError() << "a slice's parent must be a 2-D #tle.mma or "
+                          "#tle.blocked layout, got "
+                       << parent;
+  return success();
+}
+
+LogicalResult
+BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          ArrayRef<int64_t> perThread,
+                          ArrayRef<int64_t> threads, ArrayRef<int64_t> warps) {
+  if (perThread.empty() || perThread.size() != threads.size() ||
+      perThread.size() != warps.size())
+    return emitError() << "per_thread, threads and warps need one entry per "
+                          "dimension";
+  int64_t threadCount = 1, warpCount = 1;
+  for (auto [p, t, w] : llvm::zip_equal(perThread, threads, warps)) {
+    if (p < 1 || t < 1 || w < 1)
+      return emitError() << "per_thread, threads and warps must be positive";
+    threadCount *= t;
+    warpCount *= w;
+  }
+  if (threadCount != TLEDialect::kWarpSize)
+    return emitError() << "threads must multiply to the warp size (32), got "
+                       << threadCount;
+  if (warpCount > TLEDialect::kMaxWarpsPerCTA)
+    return emitError() << "warps multiply to " << warpCount
+                       << ", more than a CTA has";
+  return success();
+}
+
+LogicalResult
+TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
+                      ArrayRef<int64_t> box, Type elementType,
+                      int64_t swizzle) {
+  if (box.empty() || box.size() > 5)
+    return emitError() << "a TMA box has 1 to 5 dimensions, got " << box.size();
+  if (llvm::any_of(box, [](int64_t e) { return e < 1 || e > 256; }))
+    return emitError() << "TMA box dimensions are 1..256";
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)
+    return emitError() << "a TMA element type is a whole number of bytes, got "
+                       << elementType;
+  if (!isValidSwizzle(swizzle, /*allowNone=*/true))
+    return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
+                       << swizzle;
+  int64_t innerBytes = box.back() * elementType.getIntOrFloatBitWidth() / 8;
+  if (innerBytes % 16 != 0)
+    return emitError() << "the innermost box dimension spans " << innerBytes
+                       << " bytes; TMA needs a multiple of 16";
+  if (swizzle != 0 && innerBytes > swizzle)
+    return emitError() << "the innermost box dimension spans " << innerBytes
+                       << " bytes, more than the " << swizzle
+                       << "-byte swizzle";
+  return success();
+}
+
+int64_t TensorMapType::getBoxBytes() const {
+  int64_t elements = 1;
+  for (int64_t extent : getBox())
+    elements *= extent;
+  return elements * getElementType().getIntOrFloatBitWidth() / 8;
 }

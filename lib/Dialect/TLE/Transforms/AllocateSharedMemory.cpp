@@ -137,7 +137,7 @@ static std::optional<Placement> describe(SharedAllocOp alloc, unsigned index) {
   std::optional<int64_t> size = getBufferByteSize(type);
   if (!size)
     return std::nullopt;
-  bool tiles = holdsTiles(alloc.getBuffer());
+  bool tiles = getSwizzleBytes(type) != 0 || holdsTiles(alloc.getBuffer());
   // An i64 array that TMA or the tensor cores touch holds data, not barriers.
   bool isMBarrierArray = isMBarrierArrayType(type) && !tiles;
   int64_t alignment = tiles             ? kTileAlignment

@@ -71,6 +71,9 @@ private:
   void initBarriers();
   LogicalResult lower(PipeLifecycleOpInterface op);
   void lowerAcquire(AcquireOp op, PipeBarriers &barriers);
+  /// Gives each tle.tma_load between `acquire` and `commit` the slot's full
+  /// barrier and puts it under a thread-0 guard.
+  void bindTMALoads(AcquireOp acquire, Operation *commit, Value fullArray);
   void lowerCommit(CommitOp op, PipeBarriers &barriers);
   void lowerWait(WaitOp op, PipeBarriers &barriers);
   void lowerRelease(ReleaseOp op, PipeBarriers &barriers);
@@ -257,6 +260,7 @@ void PipeLowering::lowerAcquire(AcquireOp op, PipeBarriers &barriers) {
     MBarrierArriveOp::create(b, loc, ArriveForm::ExpectTx, barriers.fullArray,
                              op.getSlot(),
                              b.getI64IntegerAttr(barriers.full.getTxBytes()));
+    bindTMALoads(op, commit, barriers.fullArray);
   } else {
     // Wait for each field group just before the writer first touches it, so
     // a group its readers have released can be refilled while another
@@ -272,6 +276,23 @@ void PipeLowering::lowerAcquire(AcquireOp op, PipeBarriers &barriers) {
     }
   }
   op->erase();
+}
+
+void PipeLowering::bindTMALoads(AcquireOp acquire, Operation *commit,
+                                Value fullArray) {
+  SmallVector<TMALoadOp> loads;
+  for (Operation *op = acquire->getNextNode(); op && op != commit;
+       op = op->getNextNode())
+    op->walk([&](TMALoadOp load) { loads.push_back(load); });
+  for (TMALoadOp load : loads) {
+    // The copy completes on the slot's full barrier; one thread issues it.
+    load.getBarriersMutable().assign(fullArray);
+    load.getBarrierIndexMutable().assign(acquire.getSlot());
+    b.setInsertionPoint(load);
+    auto first =
+        scf::IfOp::create(b, load.getLoc(), isThreadZero(load.getLoc()));
+    load->moveBefore(first.thenBlock()->getTerminator());
+  }
 }
 
 void PipeLowering::lowerCommit(CommitOp op, PipeBarriers &barriers) {

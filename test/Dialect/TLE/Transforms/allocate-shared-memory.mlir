@@ -47,8 +47,8 @@ func.func @explicit_alignment() {
 // CHECK-NEXT: tle.shared_alloc {offset = 1024 : i64} : memref<2x64x64xbf16, 3>
 // CHECK-NEXT: tle.shared_alloc {offset = 17408 : i64} : memref<4xf32, 3>
 // CHECK-NOT: tle.shared_alloc
-func.func @shared_by_two_pipes(%map: !llvm.ptr, %n: index) {
-  %c0_i32 = arith.constant 0 : i32
+func.func @shared_by_two_pipes(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %n: index) {
+  %c0 = arith.constant 0 : index
   %flag = tle.shared_alloc : memref<2xf32, 3>
   %k = tle.shared_alloc : memref<2x64x64xbf16, 3>
   %tail = tle.shared_alloc : memref<4xf32, 3>
@@ -62,7 +62,7 @@ func.func @shared_by_two_pipes(%map: !llvm.ptr, %n: index) {
   }
   partition "tma" warps(1) {
     %ka = tle.acquire %a[%n : index] -> memref<64x64xbf16, 3>
-    tle.tma_load %map[%c0_i32, %c0_i32] into %ka : !llvm.ptr, memref<64x64xbf16, 3>
+    tle.tma_load %map[%c0, %c0] into %ka : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, 3>
     tle.commit %a[%n : index]
     tle.warp_return
   }
@@ -113,9 +113,8 @@ func.func @descriptor_through_wait(%n: index, %d: !nvgpu.tensormap.descriptor<te
 // CHECK-NEXT: tle.shared_alloc {offset = 1024 : i64} : memref<2x2x64x64xbf16, 3>
 // CHECK-NEXT: tle.shared_alloc {name = "kv.free", offset = 33840 : i64} : memref<2xi64, 3>
 // CHECK-NEXT: tle.shared_alloc {offset = 33792 : i64} : memref<2x2xi64, 3>
-func.func @lowered(%map: !llvm.ptr, %s: index) {
+func.func @lowered(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %s: index) {
   %c0 = arith.constant 0 : index
-  %c0_i32 = arith.constant 0 : i32
   %full = tle.shared_alloc {name = "kv.full"} : memref<2xi64, 3>
   %a = tle.shared_alloc : memref<3xf32, 3>
   %v = tle.shared_alloc : memref<2x2x64x64xbf16, 3>
@@ -123,7 +122,7 @@ func.func @lowered(%map: !llvm.ptr, %s: index) {
   %data = tle.shared_alloc : memref<2x2xi64, 3>
   %slot = tle.slot %v[%s] : memref<2x2x64x64xbf16, 3> -> memref<2x64x64xbf16, 3>
   %half = memref.subview %slot[%c0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, 3> to memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
-  tle.tma_load %map[%c0_i32, %c0_i32] into %half : !llvm.ptr, memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
+  tle.tma_load %map[%c0, %c0] into %half : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
   tle.mbarrier_init %full[%c0] count 1 : memref<2xi64, 3>
   return
 }

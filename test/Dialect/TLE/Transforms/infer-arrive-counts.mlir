@@ -110,11 +110,10 @@ func.func @one_shot(%x: f32) {
 // CHECK: tle.pipe "kv" capacity 2
 // CHECK-SAME: #tle.barrier<full, fields = ["k", "v"], count = 1, txBytes = 24576, arrive = expect_tx, fence = false, arrivers = ["tma"], waiters = ["mma"]>,
 // CHECK-SAME: #tle.barrier<free, fields = ["k", "v"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["mma"], waiters = ["tma"]>]
-func.func @tma(%map: !llvm.ptr, %n: index, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+func.func @tma(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %n: index, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %c0_i32 = arith.constant 0 : i32
   %k = tle.shared_alloc : memref<2x64x64xbf16, 3>
   %v = tle.shared_alloc : memref<2x2x64x64xbf16, 3>
   %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64x64xbf16, 3>, v = %v : memref<2x2x64x64xbf16, 3>) readers(mma)
@@ -130,11 +129,11 @@ func.func @tma(%map: !llvm.ptr, %n: index, %d: !nvgpu.tensormap.descriptor<tenso
   partition "tma" warps(1) {
     scf.for %i = %c0 to %n step %c1 {
       %ks, %vs = tle.acquire %kv[%i : index] -> memref<64x64xbf16, 3>, memref<2x64x64xbf16, 3>
-      tle.tma_load %map[%c0_i32, %c0_i32] into %ks : !llvm.ptr, memref<64x64xbf16, 3>
+      tle.tma_load %map[%c0, %c0] into %ks : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, 3>
       scf.for %h = %c0 to %c2 step %c1 {
         %half = memref.subview %vs[%h, 0, 0] [1, 64, 64] [1, 1, 1] : memref<2x64x64xbf16, 3> to memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
         %flat = memref.collapse_shape %half [[0], [1]] : memref<64x64xbf16, strided<[64, 1], offset: ?>, 3> into memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
-        tle.tma_load %map[%c0_i32, %c0_i32] into %flat : !llvm.ptr, memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
+        tle.tma_load %map[%c0, %c0] into %flat : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
       }
       tle.commit %kv[%i : index]
     }
@@ -199,10 +198,9 @@ func.func @cp_async(%src: memref<?x64xf32>, %n: index, %x: f32, %y: vector<8xbf1
 
 // -----
 
-func.func @tma_mixed(%map: !llvm.ptr, %n: index, %x: f32) {
+func.func @tma_mixed(%map: !tle.tensor_map<64xf32, swizzle = 0>, %n: index, %x: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c0_i32 = arith.constant 0 : i32
   %k = tle.shared_alloc : memref<2x64xf32, 3>
   %m = tle.shared_alloc : memref<2x64xf32, 3>
   // expected-error @+1 {{pipe 'kv' is written by TMA and ordinary stores; no arrive rule mixes TMA with another transport in one pipe: split the TMA fields into a pipe of their own}}
@@ -218,7 +216,7 @@ func.func @tma_mixed(%map: !llvm.ptr, %n: index, %x: f32) {
   partition "w" warps(1) {
     scf.for %i = %c0 to %n step %c1 {
       %a, %b = tle.acquire %kv[%i : index] -> memref<64xf32, 3>, memref<64xf32, 3>
-      tle.tma_load %map[%c0_i32] into %a : !llvm.ptr, memref<64xf32, 3>
+      tle.tma_load %map[%c0] into %a : !tle.tensor_map<64xf32, swizzle = 0>, memref<64xf32, 3>
       memref.store %x, %b[%c0] : memref<64xf32, 3>
       tle.commit %kv[%i : index]
     }
@@ -229,10 +227,9 @@ func.func @tma_mixed(%map: !llvm.ptr, %n: index, %x: f32) {
 
 // -----
 
-func.func @tma_bytes_differ(%map: !llvm.ptr, %x: f32) {
+func.func @tma_bytes_differ(%map: !tle.tensor_map<64xf32, swizzle = 0>, %map1: !tle.tensor_map<32xf32, swizzle = 0>, %x: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c0_i32 = arith.constant 0 : i32
   %k = tle.shared_alloc : memref<2x64xf32, 3>
   %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64xf32, 3>) readers(c)
   tle.warp_specialize
@@ -245,12 +242,12 @@ func.func @tma_bytes_differ(%map: !llvm.ptr, %x: f32) {
   }
   partition "w" warps(1) {
     %a = tle.acquire %kv[%c0 : index] -> memref<64xf32, 3>
-    tle.tma_load %map[%c0_i32] into %a : !llvm.ptr, memref<64xf32, 3>
+    tle.tma_load %map[%c0] into %a : !tle.tensor_map<64xf32, swizzle = 0>, memref<64xf32, 3>
     tle.commit %kv[%c0 : index]
     // expected-error @+1 {{TMA copies 128 bytes into this slot of pipe 'kv' but 256 into another; every commit must expect the same bytes}}
     %b = tle.acquire %kv[%c1 : index] -> memref<64xf32, 3>
     %half = memref.subview %b[0] [32] [1] : memref<64xf32, 3> to memref<32xf32, strided<[1]>, 3>
-    tle.tma_load %map[%c0_i32] into %half : !llvm.ptr, memref<32xf32, strided<[1]>, 3>
+    tle.tma_load %map1[%c0] into %half : !tle.tensor_map<32xf32, swizzle = 0>, memref<32xf32, strided<[1]>, 3>
     tle.commit %kv[%c1 : index]
     tle.warp_return
   }
@@ -259,10 +256,9 @@ func.func @tma_bytes_differ(%map: !llvm.ptr, %x: f32) {
 
 // -----
 
-func.func @tma_unknown_trips(%map: !llvm.ptr, %n: index) {
+func.func @tma_unknown_trips(%map: !tle.tensor_map<64xf32, swizzle = 0>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c0_i32 = arith.constant 0 : i32
   %k = tle.shared_alloc : memref<2x64xf32, 3>
   %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64xf32, 3>) readers(c)
   tle.warp_specialize
@@ -275,7 +271,7 @@ func.func @tma_unknown_trips(%map: !llvm.ptr, %n: index) {
     %a = tle.acquire %kv[%c0 : index] -> memref<64xf32, 3>
     scf.for %j = %c0 to %n step %c1 {
       // expected-error @+1 {{cannot count the bytes this TMA copy adds to a slot of pipe 'kv': it sits in 'scf.for', which does not run a constant number of times}}
-      tle.tma_load %map[%c0_i32] into %a : !llvm.ptr, memref<64xf32, 3>
+      tle.tma_load %map[%c0] into %a : !tle.tensor_map<64xf32, swizzle = 0>, memref<64xf32, 3>
     }
     tle.commit %kv[%c0 : index]
     tle.warp_return

@@ -199,15 +199,19 @@ func.func @cp_async(%src: memref<?x64xbf16>, %n: index, %d: !nvgpu.tensormap.des
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[IS0:.*]] = arith.cmpi eq, %[[T]], %[[Z]]
 // CHECK-NEXT: scf.if %[[IS0]] {
-// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%{{.*}}] expect_tx 8192
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%[[S:.*]]] expect_tx 8192
 // CHECK-NEXT: }
-// CHECK-NEXT: tle.tma_load %{{.*}} into %[[V]]
+// CHECK-NEXT: %[[T1:.*]] = gpu.thread_id x
+// CHECK-NEXT: %[[Z1:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.cmpi eq, %[[T1]], %[[Z1]]
+// CHECK-NEXT: scf.if %[[ONE]] {
+// CHECK-NEXT: tle.tma_load %{{.*}} into %[[V]] barrier %[[FULL]][%[[S]]]
+// CHECK-NEXT: }
 // CHECK-NOT: tle.mbarrier_arrive %[[FULL]]
 // CHECK: tle.warp_return
-func.func @tma(%map: !llvm.ptr, %n: index) {
+func.func @tma(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c0_i32 = arith.constant 0 : i32
   %k = tle.shared_alloc : memref<2x64x64xbf16, 3>
   %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64x64xbf16, 3>) readers(mma)
   tle.warp_specialize
@@ -221,7 +225,7 @@ func.func @tma(%map: !llvm.ptr, %n: index) {
   partition "tma" warps(1) {
     scf.for %i = %c0 to %n step %c1 {
       %v = tle.acquire %kv[%i : index] -> memref<64x64xbf16, 3>
-      tle.tma_load %map[%c0_i32, %c0_i32] into %v : !llvm.ptr, memref<64x64xbf16, 3>
+      tle.tma_load %map[%c0, %c0] into %v : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, 3>
       tle.commit %kv[%i : index]
     }
     tle.warp_return

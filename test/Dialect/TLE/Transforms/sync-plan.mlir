@@ -42,32 +42,32 @@
 // NOPLAN: error: pipe 'q' has no derived barriers; run --tle-infer-arrive-counts before --tle-sync-plan
 
 #smem = #gpu.address_space<workgroup>
-func.func @attention(%map: !llvm.ptr, %n: index) {
+#sw = #tle.shared<swizzle = 128>
+func.func @attention(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %map1: !tle.tensor_map<64xf32, swizzle = 0>, %n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c0_i32 = arith.constant 0 : i32
-  %qbuf = tle.shared_alloc : memref<1x64x576xbf16, #smem>
-  %kbuf = tle.shared_alloc : memref<3x64x576xbf16, #smem>
+  %qbuf = tle.shared_alloc : memref<1x64x576xbf16, #sw>
+  %kbuf = tle.shared_alloc : memref<3x64x576xbf16, #sw>
   %rbuf = tle.shared_alloc : memref<3x64xf32, #smem>
-  %q = tle.pipe "q" capacity 1 one_shot fields(q = %qbuf : memref<1x64x576xbf16, #smem>) readers(mma)
-  %kv = tle.pipe "kv" capacity 3 fields(k = %kbuf : memref<3x64x576xbf16, #smem>, row = %rbuf : memref<3x64xf32, #smem>) readers(mma = [k], stats = [row])
+  %q = tle.pipe "q" capacity 1 one_shot fields(q = %qbuf : memref<1x64x576xbf16, #sw>) readers(mma)
+  %kv = tle.pipe "kv" capacity 3 fields(k = %kbuf : memref<3x64x576xbf16, #sw>, row = %rbuf : memref<3x64xf32, #smem>) readers(mma = [k], stats = [row])
   tle.warp_specialize
   default "consumer" warps(8) {
-    %qv = tle.wait %q reader "mma" -> memref<64x576xbf16, #smem>
+    %qv = tle.wait %q reader "mma" -> memref<64x576xbf16, #sw>
     scf.for %i = %c0 to %n step %c1 {
-      %k = tle.wait %kv[%i : index] reader "mma" -> memref<64x576xbf16, #smem>
+      %k = tle.wait %kv[%i : index] reader "mma" -> memref<64x576xbf16, #sw>
       tle.release %kv[%i : index] reader "mma"
     }
     tle.warp_yield
   }
   partition "tma" warps(1) registers(40) {
-    %q0 = memref.subview %qbuf[0, 0, 0] [1, 64, 576] [1, 1, 1] : memref<1x64x576xbf16, #smem> to memref<64x576xbf16, #smem>
-    tle.tma_load %map[%c0_i32, %c0_i32] into %q0 : !llvm.ptr, memref<64x576xbf16, #smem>
+    %q0 = memref.subview %qbuf[0, 0, 0] [1, 64, 576] [1, 1, 1] : memref<1x64x576xbf16, #sw> to memref<64x576xbf16, #sw>
+    tle.tma_load %map[%c0, %c0] into %q0 : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x576xbf16, #sw>
     tle.commit %q
     scf.for %i = %c0 to %n step %c1 {
-      %k, %r = tle.acquire %kv[%i : index] -> memref<64x576xbf16, #smem>, memref<64xf32, #smem>
-      tle.tma_load %map[%c0_i32, %c0_i32] into %k : !llvm.ptr, memref<64x576xbf16, #smem>
-      tle.tma_load %map[%c0_i32] into %r : !llvm.ptr, memref<64xf32, #smem>
+      %k, %r = tle.acquire %kv[%i : index] -> memref<64x576xbf16, #sw>, memref<64xf32, #smem>
+      tle.tma_load %map[%c0, %c0] into %k : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x576xbf16, #sw>
+      tle.tma_load %map1[%c0] into %r : !tle.tensor_map<64xf32, swizzle = 0>, memref<64xf32, #smem>
       tle.commit %kv[%i : index]
     }
     tle.warp_return

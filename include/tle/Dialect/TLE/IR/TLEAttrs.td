@@ -98,4 +98,126 @@ def TLE_BarrierAttr : AttrDef<TLE_Dialect, "Barrier"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Shared-memory swizzling and tensor layouts
+//===----------------------------------------------------------------------===//
+
+def TLE_SharedSpaceAttr : AttrDef<TLE_Dialect, "SharedSpace"> {
+  let mnemonic = "shared";
+  let summary = "Shared memory holding tiles in the swizzled tensor-core layout";
+  let description = [{
+    A memory space for `memref`s in the CTA's shared memory whose tiles are
+    stored the way TMA writes them and `wgmma` reads them: a 2-D tile
+    `[R, C]` of `b`-byte elements is cut into column chunks of `W = swizzle /
+    b` elements; chunk `j` holds columns `[j*W, (j+1)*W)` of every row as `R`
+    consecutive rows of `swizzle` bytes; and within each 8-row group of a
+    chunk, the 16-byte unit `u` of row `r` is stored at unit `u xor (r mod
+    8)` (for 64 and 32 bytes: `xor ((r mod 8) / 2)` and `/ 4`). Leading
+    dimensions beyond the last two (e.g. a pipe's capacity) index whole
+    tiles. `swizzle` is 32, 64 or 128.
+
+    Tiles in this space must be read and written with TLE's tile ops
+    (`tle.tma_load`, `tle.local_load`, `tle.local_store`, `tle.wgmma`,
+    `tle.gather_rows`): plain `memref.load` would assume a row-major layout
+    and is rejected when lowering. The allocator aligns such buffers to 1024
+    bytes, the period of the swizzle pattern.
+
+    ```mlir
+    %a = tle.shared_alloc : memref<4x128x64xbf16, #tle.shared<swizzle = 128>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$swizzle);
+  let assemblyFormat = "`<` `swizzle` `=` $swizzle `>`";
+  let genVerifyDecl = 1;
+}
+
+def TLE_MmaLayoutAttr : AttrDef<TLE_Dialect, "MmaLayout"> {
+  let mnemonic = "mma";
+  let summary = "The wgmma accumulator layout over one or more warp groups";
+  let description = [{
+    Distributes a 2-D tensor `[M, N]` the way `wgmma.mma_async.m64nNk16`
+    leaves its fp32 accumulator: the partition's warp groups form a
+    `warp_groups = [gm, gn]` grid (warp group `g` takes row block `g / gn`
+    and column block `g mod gn`), so `M = 64 * gm` and each warp group owns
+    a `[64, N / gn]` block. In a block, warp `w` owns rows `16w..16w+15`;
+    lane `l` holds rows `16w + l/4` and `16w + l/4 + 8` and, in every group
+    of 8 columns, columns `2(l mod 4)` and `2(l mod 4) + 1`. A thread's
+    elements are ordered by column group, then (row, row + 8) x (col,
+    col + 1), which is the order of wgmma's accumulator registers.
+
+    ```mlir
+    tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$warpGroups);
+  let assemblyFormat = "`<` `warp_groups` `=` `[` $warpGroups `]` `>`";
+  let genVerifyDecl = 1;
+}
+
+def TLE_MmaOperandLayoutAttr : AttrDef<TLE_Dialect, "MmaOperandLayout"> {
+  let mnemonic = "mma_operand";
+  let summary = "The wgmma register A-operand layout";
+  let description = [{
+    Distributes a 2-D tensor `[M, K]` of 16-bit elements as the A operand of
+    `wgmma.mma_async` taken from registers, for the accumulator layout
+    `#tle.mma` with the same `warp_groups`: warp group `g` holds the row
+    block `g / gn` of A in full (warp groups of one row block hold the same
+    values). Within a block the rows and columns of a thread are those of
+    the accumulator layout with K in place of N, so a `#tle.mma` tensor
+    converts to this layout without moving data when `gn` is 1.
+
+    ```mlir
+    tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 1]>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$warpGroups);
+  let assemblyFormat = "`<` `warp_groups` `=` `[` $warpGroups `]` `>`";
+  let genVerifyDecl = 1;
+}
+
+def TLE_SliceLayoutAttr : AttrDef<TLE_Dialect, "SliceLayout"> {
+  let mnemonic = "slice";
+  let summary = "A row or column vector of a 2-D layout";
+  let description = [{
+    Distributes a 1-D tensor as dimension `dim` of a 2-D `parent` layout
+    removed: with `dim = 1` a thread holds the rows it holds in the parent
+    (row statistics such as a row maximum), with `dim = 0` the columns.
+    Threads that share a row in the parent hold the same values.
+
+    ```mlir
+    tensor<64xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 2]>>>
+    ```
+  }];
+  let parameters = (ins "int64_t":$dim, "Attribute":$parent);
+  let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
+  let genVerifyDecl = 1;
+}
+
+def TLE_BlockedLayoutAttr : AttrDef<TLE_Dialect, "BlockedLayout"> {
+  let mnemonic = "blocked";
+  let summary = "A row-major blocked layout for global memory access";
+  let description = [{
+    Distributes a tensor in row-major blocks: each thread holds
+    `per_thread[d]` consecutive elements along each dimension `d`, a warp
+    tiles `threads[d]` threads along `d` (the last dimension fastest), and
+    the partition's warps tile `warps[d]` warps the same way; the block of
+    `per_thread * threads * warps` elements repeats over the tensor, which
+    must be a multiple of it. Consecutive elements of the last dimension
+    become one vector access (up to 16 bytes).
+
+    ```mlir
+    tensor<64x512xbf16, #tle.blocked<per_thread = [1, 8], threads = [2, 16],
+                                     warps = [8, 1]>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$perThread,
+                        ArrayRefParameter<"int64_t">:$threads,
+                        ArrayRefParameter<"int64_t">:$warps);
+  let assemblyFormat = [{
+    `<` `per_thread` `=` `[` $perThread `]` `,` `threads` `=` `[` $threads `]`
+    `,` `warps` `=` `[` $warps `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // TLE_ATTRS

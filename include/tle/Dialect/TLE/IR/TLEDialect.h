@@ -31,6 +31,9 @@ bool isSharedMemorySpace(Attribute memorySpace);
 /// by lane), or none for element types without a fixed bit width. The
 /// verifiers of tle.shared_alloc, pipe fields and tle.tma_load require it.
 std::optional<int64_t> getBufferByteSize(MemRefType type);
+/// The swizzle of a buffer in #tle.shared (32, 64 or 128 bytes), or 0 for a
+/// row-major buffer.
+int64_t getSwizzleBytes(MemRefType type);
 } // namespace mlir::tle
 
 #include "tle/Dialect/TLE/IR/TLEInterfaces.h.inc"

@@ -23,4 +23,34 @@ def TLE_PipeType : TypeDef<TLE_Dialect, "Pipe"> {
   }];
 }
 
+def TLE_TensorMapType : TypeDef<TLE_Dialect, "TensorMap"> {
+  let mnemonic = "tensor_map";
+  let summary = "A TMA descriptor of a global tensor, passed to the kernel";
+  let description = [{
+    A kernel argument that the host fills with a `CUtensorMap` (built by
+    `cuTensorMapEncodeTiled`) over a global tensor of the same rank as
+    `box`. `tle.tma_load` copies boxes of shape `box` (outermost dimension
+    first) of `elementType` through it, laid out in shared memory with the
+    given `swizzle` (0, 32, 64 or 128 bytes; the innermost box dimension
+    spans at most that many bytes). The kernel receives the descriptor by
+    value as a 128-byte, 64-byte aligned `.param`; the runtime encodes it
+    from the tensor the caller passes and the box and swizzle read from the
+    kernel's signature.
+
+    ```mlir
+    func.func @gemm(%a: !tle.tensor_map<128x64xbf16, swizzle = 128>)
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$box, "Type":$elementType,
+                        "int64_t":$swizzle);
+  let assemblyFormat = [{
+    `<` custom<BoxShape>($box, $elementType) `,` `swizzle` `=` $swizzle `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of one box.
+    int64_t getBoxBytes() const;
+  }];
+}
+
 #endif // TLE_TYPES

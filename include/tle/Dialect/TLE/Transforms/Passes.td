@@ -217,6 +217,60 @@ def TLELowerPipes : Pass<"tle-lower-pipes"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def TLEDistributeTensors : Pass<"tle-distribute-tensors"> {
+  let summary = "Turns tensors with TLE layouts and tile ops into per-thread code";
+  let description = [{
+    Every tensor whose encoding is a TLE layout (`#tle.mma`,
+    `#tle.mma_operand`, `#tle.slice`, `#tle.blocked`) becomes a vector of
+    the elements one thread holds, in the layout's register order, and every
+    op on such tensors becomes what one thread executes:
+
+    * element-wise `arith` and `math` ops, splat constants and `scf` loop
+      values keep their op and take the vector;
+    * `tle.wgmma` becomes `wgmma.fence`, one `wgmma.mma_async` per K step of
+      16 and per 256 columns, with the shared-memory descriptors of each
+      warp group's part of A and B, and `wgmma.commit_group`; a zero
+      accumulator constant is not read (scale-d = 0 on the first step);
+    * `tle.wgmma_wait` becomes `wgmma.wait_group N` with the waited
+      registers tied through it;
+    * `tle.reduce` folds a thread's elements per row (or column) and
+      combines the lanes of a warp with XOR shuffles; `tle.broadcast`
+      and `tle.convert_layout` move no data;
+    * `tle.local_load`/`tle.local_store` and `tle.load`/`tle.store` become
+      vector loads and stores of up to 16 bytes at the swizzled (shared) or
+      strided (global) address of each run of consecutive elements; global
+      accesses outside the memref are skipped (loads give zero).
+
+    The pass runs before `--tle-lower-warp-specialize`, so `gpu.thread_id`
+    counts from 0 in each partition.
+
+    Before:
+
+    ```mlir
+    %s = tle.reduce max %p dim 1 : tensor<64x64xf32, #mma> -> tensor<64xf32, #row>
+    ```
+
+    After (each thread holds 32 elements of `%p` and rows r and r + 8):
+
+    ```mlir
+    %e0 = vector.extract %p[0] : f32 from vector<32xf32>
+    ...
+    %m0 = arith.maximumf %e0, %e1 : f32
+    ...
+    %x = gpu.shuffle xor %m0, 1, 32 : f32
+    ...
+    %s = vector.from_elements %r0, %r8 : vector<2xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def TLEAllocateSharedMemory : Pass<"tle-allocate-shared-memory"> {
   let summary = "Places every shared-memory buffer of a kernel";
   let description = [{

@@ -1,0 +1,305 @@
+//===- ComputeOps.cpp - Verifiers of TLE's tile compute ops ---------------===//
+
+#include "tle/Dialect/TLE/IR/Layouts.h"
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tle;
+
+/// Checks that `value` is a tensor with a TLE layout.
+static LogicalResult verifyDistributed(Operation *op, Type type,
+                                       StringRef role) {
+  auto tensor = cast<RankedTensorType>(type);
+  return verifyDistributedType(
+      tensor, [&] { return op->emitOpError() << role << ": "; });
+}
+
+/// Elements of one swizzle row (the chunk width of #tle.shared).
+static int64_t getSwizzleWidth(MemRefType type) {
+  int64_t bits = type.getElementTypeBitWidth();
+  return getSwizzleBytes(type) * 8 / bits;
+}
+
+/// Checks a 2-D statically shaped shared-memory tile in #tle.shared that a
+/// tensor-core or TMA op reads or writes.
+static LogicalResult verifySwizzledTile(Operation *op, MemRefType type,
+                                        StringRef role) {
+  if (type.getRank() != 2 || !type.hasStaticShape())
+    return op->emitOpError() << role << " must be a statically shaped 2-D "
+                             << "shared-memory tile, got " << type;
+  if (getSwizzleBytes(type) == 0)
+    return op->emitOpError()
+           << role << " must be in the swizzled layout (#tle.shared<swizzle "
+           << "= 32|64|128>), got " << type;
+  int64_t width = getSwizzleWidth(type);
+  if (type.getDimSize(1) % width != 0)
+    return op->emitOpError() << role << " has " << type.getDimSize(1)
+                             << " columns, not a whole number of " << width
+                             << "-element swizzle rows";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tle.wgmma, tle.wgmma_wait
+//===----------------------------------------------------------------------===//
+
+/// Whether `op` may consume the result of a tle.wgmma before a
+/// tle.wgmma_wait has returned it.
+static bool mayUseInFlightAccumulator(OpOperand &use) {
+  Operation *user = use.getOwner();
+  if (auto wgmma = dyn_cast<WgmmaOp>(user))
+    return use.get() == wgmma.getAcc() && use.get() != wgmma.getA();
+  return isa<WgmmaWaitOp, scf::YieldOp>(user);
+}
+
+LogicalResult WgmmaOp::verify() {
+  if (failed(verifyDistributed(*this, getAcc().getType(), "accumulator")))
+    return failure();
+  RankedTensorType accType = getAcc().getType();
+  auto mma = dyn_cast<MmaLayoutAttr>(accType.getEncoding());
+  if (!mma || !accType.getElementType().isF32())
+    return emitOpError("accumulates in f32 tensors in the #tle.mma layout, "
+                       "got ")
+           << accType;
+  if (getResult().getType() != accType)
+    return emitOpError("result type must be the accumulator's type");
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  ArrayRef<int64_t> grid = mma.getWarpGroups();
+
+  Type aElement;
+  int64_t aRows, k;
+  if (auto aTensor = dyn_cast<RankedTensorType>(getA().getType())) {
+    if (failed(verifyDistributed(*this, aTensor, "A")))
+      return failure();
+    auto operand = dyn_cast<MmaOperandLayoutAttr>(aTensor.getEncoding());
+    if (!operand || operand.getWarpGroups() != grid)
+      return emitOpError("A in registers must be in #tle.mma_operand with the "
+                         "accumulator's warp_groups, got ")
+             << aTensor;
+    aElement = aTensor.getElementType();
+    aRows = aTensor.getDimSize(0);
+    k = aTensor.getDimSize(1);
+  } else {
+    auto aBuffer = cast<MemRefType>(getA().getType());
+    if (failed(verifySwizzledTile(*this, aBuffer, "A")))
+      return failure();
+    aElement = aBuffer.getElementType();
+    aRows = aBuffer.getDimSize(0);
+    k = aBuffer.getDimSize(1);
+  }
+  if (!aElement.isBF16() && !aElement.isF16())
+    return emitOpError("multiplies bf16 or f16, got ") << aElement;
+  if (aRows != m)
+    return emitOpError("A has ") << aRows << " rows, the accumulator " << m;
+  if (k % 16 != 0)
+    return emitOpError("K (") << k << ") must be a multiple of 16";
+
+  MemRefType bType = getB().getType();
+  if (failed(verifySwizzledTile(*this, bType, "B")))
+    return failure();
+  if (bType.getElementType() != aElement)
+    return emitOpError("A and B must have one element type, got ")
+           << aElement << " and " << bType.getElementType();
+  int64_t bK = getTransposeB() ? bType.getDimSize(1) : bType.getDimSize(0);
+  int64_t bN = getTransposeB() ? bType.getDimSize(0) : bType.getDimSize(1);
+  if (bK != k || bN != n)
+    return emitOpError("B must be ")
+           << (getTransposeB() ? "[N, K] = [" : "[K, N] = [")
+           << (getTransposeB() ? n : k) << ", " << (getTransposeB() ? k : n)
+           << "] for this A and accumulator, got " << bType;
+  // An N-major B is read in whole swizzle rows: every warp group's columns
+  // and every instruction's N must cover whole rows.
+  if (!getTransposeB() && (n / grid[1]) % getSwizzleWidth(bType) != 0)
+    return emitOpError("each warp group's ")
+           << n / grid[1] << " columns of an N-major B must be whole "
+           << getSwizzleWidth(bType) << "-element swizzle rows";
+
+  for (OpOperand &use : getResult().getUses())
+    if (!mayUseInFlightAccumulator(use))
+      return emitOpError("result is read by '")
+             << use.getOwner()->getName()
+             << "' before a tle.wgmma_wait returns it";
+  return success();
+}
+
+LogicalResult WgmmaWaitOp::verify() {
+  if (getInputs().getTypes() != getResults().getTypes())
+    return emitOpError("results must have the types of the inputs");
+  if (getPending() < 0 || getPending() > 7)
+    return emitOpError("pending must be in 0..7, got ") << getPending();
+  for (Type type : getInputs().getTypes())
+    if (failed(verifyDistributed(*this, type, "input")))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tle.reduce, tle.broadcast, tle.convert_layout
+//===----------------------------------------------------------------------===//
+
+/// Checks that `vector` is `matrix` with dimension `dim` removed.
+static LogicalResult verifySlicePair(Operation *op, RankedTensorType matrix,
+                                     RankedTensorType vector, int64_t dim) {
+  if (dim != 0 && dim != 1)
+    return op->emitOpError("dim must be 0 or 1, got ") << dim;
+  if (failed(verifyDistributed(op, matrix, "2-D tensor")) ||
+      failed(verifyDistributed(op, vector, "1-D tensor")))
+    return failure();
+  if (matrix.getRank() != 2)
+    return op->emitOpError("expects a 2-D tensor, got ") << matrix;
+  auto expected =
+      SliceLayoutAttr::get(op->getContext(), dim, matrix.getEncoding());
+  if (vector.getEncoding() != expected ||
+      vector.getShape() != ArrayRef<int64_t>{matrix.getDimSize(1 - dim)} ||
+      vector.getElementType() != matrix.getElementType())
+    return op->emitOpError("expects the 1-D tensor to be ")
+           << RankedTensorType::get({matrix.getDimSize(1 - dim)},
+                                    matrix.getElementType(), expected)
+           << ", got " << vector;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (!getSource().getType().getElementType().isF32())
+    return emitOpError("reduces f32 tensors, got ")
+           << getSource().getType().getElementType();
+  return verifySlicePair(*this, getSource().getType(), getResult().getType(),
+                         getDim());
+}
+
+LogicalResult BroadcastOp::verify() {
+  return verifySlicePair(*this, getResult().getType(), getSource().getType(),
+                         getDim());
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  RankedTensorType from = getSource().getType(), to = getResult().getType();
+  if (failed(verifyDistributed(*this, from, "source")) ||
+      failed(verifyDistributed(*this, to, "result")))
+    return failure();
+  if (from.getShape() != to.getShape() ||
+      from.getElementType() != to.getElementType())
+    return emitOpError("changes only the layout; shapes and element types "
+                       "must match");
+  if (from.getEncoding() == to.getEncoding())
+    return success();
+  auto mma = dyn_cast<MmaLayoutAttr>(from.getEncoding());
+  auto operand = dyn_cast<MmaOperandLayoutAttr>(to.getEncoding());
+  if (!mma || !operand || mma.getWarpGroups() != operand.getWarpGroups() ||
+      mma.getWarpGroups()[1] != 1)
+    return emitOpError("cannot convert ")
+           << from.getEncoding() << " to " << to.getEncoding()
+           << " in registers; only #tle.mma to #tle.mma_operand with "
+              "warp_groups [g, 1] keeps every element in its thread (use "
+              "tle.local_store and tle.local_load otherwise)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared and global memory
+//===----------------------------------------------------------------------===//
+
+/// Checks a shared-memory tile against the tensor read from or written to
+/// it.
+static LogicalResult verifyLocalAccess(Operation *op, RankedTensorType tensor,
+                                       MemRefType buffer) {
+  if (failed(verifyDistributed(op, tensor, "tensor")))
+    return failure();
+  if (!isSharedMemorySpace(buffer.getMemorySpace()))
+    return op->emitOpError("expects a shared-memory buffer, got ") << buffer;
+  if (!buffer.hasStaticShape() || !buffer.getLayout().isIdentity())
+    return op->emitOpError("expects a statically shaped buffer with the "
+                           "identity layout, got ")
+           << buffer;
+  if (buffer.getShape() != tensor.getShape() ||
+      buffer.getElementType() != tensor.getElementType())
+    return op->emitOpError("tensor ")
+           << tensor << " does not match buffer " << buffer;
+  if (getSwizzleBytes(buffer) != 0)
+    return verifySwizzledTile(op, buffer, "the buffer");
+  return success();
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return verifyLocalAccess(*this, getResult().getType(), getSource().getType());
+}
+
+LogicalResult LocalStoreOp::verify() {
+  return verifyLocalAccess(*this, getValue().getType(),
+                           getDestination().getType());
+}
+
+/// Checks a global tile access.
+static LogicalResult verifyGlobalAccess(Operation *op, RankedTensorType tensor,
+                                        MemRefType memory, size_t numIndices) {
+  if (failed(verifyDistributed(op, tensor, "tensor")))
+    return failure();
+  if (isSharedMemorySpace(memory.getMemorySpace()))
+    return op->emitOpError("accesses global memory; use tle.local_load or "
+                           "tle.local_store for shared memory");
+  if (memory.getRank() != tensor.getRank() ||
+      numIndices != static_cast<size_t>(memory.getRank()))
+    return op->emitOpError("expects one index per dimension of the ")
+           << memory.getRank() << "-D memref and a tensor of that rank";
+  if (memory.getElementType() != tensor.getElementType())
+    return op->emitOpError("element types differ: ")
+           << memory.getElementType() << " and " << tensor.getElementType();
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  return verifyGlobalAccess(*this, getResult().getType(), getSource().getType(),
+                            getIndices().size());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyGlobalAccess(*this, getValue().getType(),
+                            getDestination().getType(), getIndices().size());
+}
+
+//===----------------------------------------------------------------------===//
+// tle.tma_load
+//===----------------------------------------------------------------------===//
+
+LogicalResult TMALoadOp::verify() {
+  TensorMapType map = getTensorMap().getType();
+  MemRefType dest = getDestination().getType();
+  ArrayRef<int64_t> box = map.getBox();
+  if (static_cast<bool>(getBarriers()) != static_cast<bool>(getBarrierIndex()))
+    return emitOpError("a barrier needs its index");
+  if (getCoordinates().size() != box.size())
+    return emitOpError("takes one coordinate per dimension of the ")
+           << box.size() << "-D box, got " << getCoordinates().size();
+  if (!isSharedMemorySpace(dest.getMemorySpace()) || !dest.hasStaticShape() ||
+      dest.getRank() < 1 || dest.getRank() > 2)
+    return emitOpError("writes a statically shaped 1-D or 2-D shared-memory "
+                       "tile, got ")
+           << dest;
+  if (dest.getElementType() != map.getElementType())
+    return emitOpError("copies ") << map.getElementType() << " into a tile of "
+                                  << dest.getElementType();
+  if (getSwizzleBytes(dest) != map.getSwizzle())
+    return emitOpError("the tensor map swizzles ")
+           << map.getSwizzle() << " bytes but the tile's layout "
+           << getSwizzleBytes(dest);
+  if (llvm::any_of(box.drop_back(std::min<size_t>(dest.getRank(), box.size())),
+                   [](int64_t e) { return e != 1; }))
+    return emitOpError("box dimensions beyond the tile's rank must be 1");
+  int64_t rows = dest.getRank() == 2 ? dest.getDimSize(0) : 1;
+  int64_t boxRows =
+      dest.getRank() == 2 && box.size() > 1 ? box[box.size() - 2] : 1;
+  int64_t columns = dest.getShape().back(), boxColumns = box.back();
+  if (rows % boxRows || columns % boxColumns)
+    return emitOpError("the tile ") << dest << " is not a whole number of "
+                                    << boxRows << "x" << boxColumns << " boxes";
+  bool oneColumnOfBoxes = columns == boxColumns;
+  if (map.getSwizzle() != 0 && boxColumns != getSwizzleWidth(dest))
+    return emitOpError("a swizzled box must span one ")
+           << map.getSwizzle() << "-byte swizzle row (" << getSwizzleWidth(dest)
+           << " elements), got " << boxColumns;
+  if (map.getSwizzle() == 0 && !oneColumnOfBoxes)
+    return emitOpError("an unswizzled box must span the tile's columns");
+  return success();
+}

@@ -1,0 +1,890 @@
+//===- DistributeTensors.cpp - Tile ops to per-thread code ----------------===//
+//
+// Every tensor with a TLE layout becomes the vector of the elements one
+// thread holds (Layouts.h says which), and every tile op becomes the code
+// one thread runs: element-wise arith/math ops act on those vectors
+// unchanged, wgmma becomes wgmma.mma_async with shared-memory descriptors,
+// reductions become in-thread folds plus warp shuffles, and loads and
+// stores become vector accesses at swizzled or strided addresses. The pass
+// runs before warp specialization is lowered, so the thread ids it uses
+// count from 0 within each partition.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tle/Dialect/TLE/IR/Layouts.h"
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Dialect/TLE/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#define DEBUG_TYPE "tle-distribute-tensors"
+
+namespace mlir::tle {
+#define GEN_PASS_DEF_TLEDISTRIBUTETENSORS
+#include "tle/Dialect/TLE/Transforms/Passes.h.inc"
+} // namespace mlir::tle
+
+using namespace mlir;
+using namespace mlir::tle;
+
+namespace {
+constexpr int64_t kWarpSize = TLEDialect::kWarpSize;
+/// The widest single memory access a thread makes.
+constexpr int64_t kMaxAccessBytes = 16;
+/// The largest N of one wgmma instruction.
+constexpr int64_t kMaxWgmmaN = 256;
+constexpr unsigned kSharedAddressSpace = 3;
+constexpr unsigned kGlobalAddressSpace = 1;
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType getDistributedType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isDistributedLayout(tensor.getEncoding()) ? tensor : nullptr;
+}
+
+static Value createIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+static Value createI32(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+
+static int64_t getElementBytes(Type type) {
+  return type.getIntOrFloatBitWidth() / 8;
+}
+
+/// The thread's base coordinate along `dim`: the sum of the map's terms,
+/// each ((tid / div) % mod) * mul, with the modulo left out where the
+/// division already lands below `mod`.
+static Value emitBase(OpBuilder &b, Location loc, const ThreadMap &map,
+                      unsigned dim) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value sum = createIndex(b, loc, 0);
+  for (const IndexTerm &term : map.base[dim]) {
+    if (term.mod == 1)
+      continue;
+    Value digit = tid;
+    if (term.div != 1)
+      digit =
+          arith::DivUIOp::create(b, loc, digit, createIndex(b, loc, term.div));
+    if (term.div * term.mod < map.numThreads)
+      digit =
+          arith::RemUIOp::create(b, loc, digit, createIndex(b, loc, term.mod));
+    if (term.mul != 1)
+      digit =
+          arith::MulIOp::create(b, loc, digit, createIndex(b, loc, term.mul));
+    sum = arith::AddIOp::create(b, loc, sum, digit);
+  }
+  return sum;
+}
+
+static SmallVector<Value> emitBases(OpBuilder &b, Location loc,
+                                    const ThreadMap &map) {
+  SmallVector<Value> bases;
+  for (unsigned d = 0; d < map.base.size(); ++d)
+    bases.push_back(emitBase(b, loc, map, d));
+  return bases;
+}
+
+static Value extractElement(OpBuilder &b, Location loc, Value vector,
+                            int64_t i) {
+  return vector::ExtractOp::create(b, loc, vector, ArrayRef<int64_t>{i});
+}
+
+static SmallVector<Value> extractElements(OpBuilder &b, Location loc,
+                                          Value vector) {
+  SmallVector<Value> elements;
+  int64_t n = cast<VectorType>(vector.getType()).getNumElements();
+  for (int64_t i = 0; i < n; ++i)
+    elements.push_back(extractElement(b, loc, vector, i));
+  return elements;
+}
+
+static Value fromElements(OpBuilder &b, Location loc, Type elementType,
+                          ArrayRef<Value> elements) {
+  auto type =
+      VectorType::get({static_cast<int64_t>(elements.size())}, elementType);
+  return vector::FromElementsOp::create(b, loc, type, elements);
+}
+
+/// The address of the first element of `view`: its aligned pointer plus its
+/// offset, as an integer of type i64.
+static Value getByteAddress(OpBuilder &b, Location loc, Value view) {
+  auto type = cast<MemRefType>(view.getType());
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, view);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, metadata.getBaseBuffer());
+  Value offset = arith::MulIOp::create(
+      b, loc, metadata.getOffset(),
+      createIndex(b, loc, getElementBytes(type.getElementType())));
+  Value address = arith::AddIOp::create(b, loc, base, offset);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+}
+
+/// An LLVM pointer in `addressSpace` to `address` + `byteOffset` (index).
+static Value getPointer(OpBuilder &b, Location loc, Value address,
+                        Value byteOffset, unsigned addressSpace) {
+  Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
+  Value sum = arith::AddIOp::create(b, loc, address, offset);
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), addressSpace);
+  return LLVM::IntToPtrOp::create(b, loc, ptrType, sum);
+}
+
+/// Byte offset of element (row, col) of a 2-D tile in #tle.shared with
+/// `swizzle` bytes and `rows` rows, before the XOR: the column chunk, the
+/// row within it, the bytes within the row.
+static Value emitSwizzledLinearOffset(OpBuilder &b, Location loc, Value row,
+                                      Value col, int64_t rows, int64_t swizzle,
+                                      int64_t elementBytes) {
+  int64_t width = swizzle / elementBytes;
+  Value chunk = arith::DivUIOp::create(b, loc, col, createIndex(b, loc, width));
+  Value inChunk =
+      arith::RemUIOp::create(b, loc, col, createIndex(b, loc, width));
+  Value chunkBytes =
+      arith::MulIOp::create(b, loc, chunk, createIndex(b, loc, rows * swizzle));
+  Value rowBytes =
+      arith::MulIOp::create(b, loc, row, createIndex(b, loc, swizzle));
+  Value columnBytes =
+      arith::MulIOp::create(b, loc, inChunk, createIndex(b, loc, elementBytes));
+  return arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, chunkBytes, rowBytes), columnBytes);
+}
+
+/// Applies the swizzle to an absolute shared-memory address: bits 7.. of
+/// the address (the row within the pattern) flip the 16-byte unit, as TMA
+/// and wgmma do. The tile is 1024-byte aligned (the allocator's rule).
+static Value emitSwizzle(OpBuilder &b, Location loc, Value address,
+                         int64_t swizzle) {
+  int64_t mask = swizzle / 16 - 1;
+  Type i64 = b.getI64Type();
+  Value row = arith::ShRUIOp::create(
+      b, loc, address, arith::ConstantIntOp::create(b, loc, i64, 7));
+  row = arith::AndIOp::create(b, loc, row,
+                              arith::ConstantIntOp::create(b, loc, i64, mask));
+  Value flip = arith::ShLIOp::create(
+      b, loc, row, arith::ConstantIntOp::create(b, loc, i64, 4));
+  return arith::XOrIOp::create(b, loc, address, flip);
+}
+
+/// One access of `count` consecutive elements starting at element `first`
+/// of a thread's vector.
+struct Access {
+  int64_t first, count;
+};
+
+/// Splits a thread's elements into accesses of consecutive elements along
+/// the last dimension, at most 16 bytes each.
+static SmallVector<Access> planAccesses(const ThreadMap &map,
+                                        int64_t elementBytes) {
+  int64_t width = std::min(map.contiguity, kMaxAccessBytes / elementBytes);
+  width = std::max<int64_t>(width, 1);
+  SmallVector<Access> accesses;
+  for (int64_t i = 0; i < map.getElementsPerThread(); i += width)
+    accesses.push_back({i, width});
+  return accesses;
+}
+
+static Value extractSlice(OpBuilder &b, Location loc, Value vector,
+                          Access access) {
+  auto mask = llvm::to_vector(
+      llvm::seq<int64_t>(access.first, access.first + access.count));
+  return vector::ShuffleOp::create(b, loc, vector, vector, mask);
+}
+
+/// The coordinates of element `i` of a thread: base + offset.
+static SmallVector<Value> getCoordinates(OpBuilder &b, Location loc,
+                                         const ThreadMap &map,
+                                         ArrayRef<Value> bases, int64_t i) {
+  SmallVector<Value> coordinates;
+  for (auto [d, base] : llvm::enumerate(bases))
+    coordinates.push_back(arith::AddIOp::create(
+        b, loc, base, createIndex(b, loc, map.offsets[i][d])));
+  return coordinates;
+}
+
+//===----------------------------------------------------------------------===//
+// Type conversion and element-wise ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+class DistributedTypeConverter : public TypeConverter {
+public:
+  DistributedTypeConverter() {
+    addConversion([](Type type) { return type; });
+    addConversion([](RankedTensorType type) -> Type {
+      if (!isDistributedLayout(type.getEncoding()))
+        return type;
+      if (failed(
+              verifyDistributedType(type, [] { return InFlightDiagnostic(); })))
+        return Type();
+      return VectorType::get({getThreadMap(type).getElementsPerThread()},
+                             type.getElementType());
+    });
+  }
+};
+
+/// Any element-wise arith or math op on distributed tensors: the same op on
+/// the threads' vectors, since every operand holds the same coordinates in
+/// the same order (the verifiers require equal types).
+struct ElementwiseOpLowering : ConversionPattern {
+  ElementwiseOpLowering(const TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        isa<arith::ConstantOp>(op) || op->getNumRegions() != 0)
+      return failure();
+    if (!op->hasTrait<OpTrait::Elementwise>() && !isa<arith::SelectOp>(op))
+      return rewriter.notifyMatchFailure(op, "not element-wise");
+    SmallVector<Type> resultTypes;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                resultTypes)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
+                         op->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+/// A splat constant tensor becomes a splat constant vector.
+struct ConstantOpLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<SplatElementsAttr>(op.getValue());
+    if (!value)
+      return op.emitOpError("a distributed tensor constant must be a splat");
+    auto type = cast<VectorType>(getTypeConverter()->convertType(op.getType()));
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+        op, type,
+        SplatElementsAttr::get(type, value.getSplatValue<Attribute>()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// wgmma
+//===----------------------------------------------------------------------===//
+
+/// The 2-bit swizzle mode of a wgmma descriptor.
+static int64_t getDescriptorSwizzleMode(int64_t swizzle) {
+  switch (swizzle) {
+  case 128:
+    return 1;
+  case 64:
+    return 2;
+  default:
+    return 3;
+  }
+}
+
+/// A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"):
+/// the start address and both byte offsets in 16-byte units, and the
+/// swizzle mode. `address` is an i64; the offsets are compile-time.
+static Value emitDescriptor(OpBuilder &b, Location loc, Value address,
+                            int64_t leadingBytes, int64_t strideBytes,
+                            int64_t swizzle) {
+  Type i64 = b.getI64Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  };
+  Value start = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, address, constant(4)),
+      constant(0x3FFF));
+  uint64_t fixed =
+      (static_cast<uint64_t>(leadingBytes >> 4) << 16) |
+      (static_cast<uint64_t>(strideBytes >> 4) << 32) |
+      (static_cast<uint64_t>(getDescriptorSwizzleMode(swizzle)) << 62);
+  return arith::OrIOp::create(b, loc, start,
+                              constant(static_cast<int64_t>(fixed)));
+}
+
+/// Shared-memory operand addressing for one warp group's part of a wgmma:
+/// the descriptor of each K step and N chunk.
+struct SharedOperand {
+  Value address;
+  int64_t rows;
+  int64_t swizzle;
+  int64_t elementBytes;
+
+  /// Byte offset of element (row, col) of the tile relative to its start,
+  /// for a row at a multiple of 8 and a column at a 16-byte boundary.
+  int64_t offsetOf(int64_t row, int64_t col) const {
+    int64_t width = swizzle / elementBytes;
+    return (col / width) * rows * swizzle + row * swizzle +
+           (col % width) * elementBytes;
+  }
+};
+
+struct WgmmaOpLowering : OpConversionPattern<WgmmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WgmmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType accType = op.getAcc().getType();
+    ArrayRef<int64_t> grid =
+        cast<MmaLayoutAttr>(accType.getEncoding()).getWarpGroups();
+    int64_t gn = grid[1];
+    int64_t n = accType.getDimSize(1), blockN = n / gn;
+    MemRefType bType = op.getB().getType();
+    Type element = bType.getElementType();
+    int64_t elementBytes = getElementBytes(element);
+    bool aInRegisters = isa<RankedTensorType>(op.getA().getType());
+    int64_t k = op.getTransposeB() ? bType.getDimSize(1) : bType.getDimSize(0);
+
+    // This warp group's row block (of A) and column block (of B).
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value group = arith::DivUIOp::create(
+        rewriter, loc, tid, createIndex(rewriter, loc, kWarpGroupThreads));
+    Value rowBlock = arith::DivUIOp::create(rewriter, loc, group,
+                                            createIndex(rewriter, loc, gn));
+    Value columnBlock = arith::RemUIOp::create(rewriter, loc, group,
+                                               createIndex(rewriter, loc, gn));
+    auto toI64 = [&](Value index) {
+      return arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                        index);
+    };
+    auto scaled = [&](Value index, int64_t factor) {
+      return toI64(arith::MulIOp::create(rewriter, loc, index,
+                                         createIndex(rewriter, loc, factor)));
+    };
+
+    // B: this warp group's columns start at column block * blockN.
+    int64_t bSwizzle = getSwizzleBytes(bType);
+    SharedOperand b{getByteAddress(rewriter, loc, op.getB()),
+                    bType.getDimSize(0), bSwizzle, elementBytes};
+    Value bBlockOffset;
+    int64_t bLeading, bStride = 8 * bSwizzle;
+    if (op.getTransposeB()) {
+      // [N, K], K-major: the block starts blockN rows further down.
+      bBlockOffset = scaled(columnBlock, blockN * bSwizzle);
+      bLeading = 16;
+    } else {
+      // [K, N], N-major: the block starts blockN / W chunks further on;
+      // the leading byte offset steps from one chunk to the next.
+      int64_t width = bSwizzle / elementBytes;
+      bBlockOffset = scaled(columnBlock, (blockN / width) * k * bSwizzle);
+      bLeading = k * bSwizzle;
+    }
+    Value bStart =
+        arith::AddIOp::create(rewriter, loc, b.address, bBlockOffset);
+    Value bDescriptor =
+        emitDescriptor(rewriter, loc, bStart, bLeading, bStride, bSwizzle);
+
+    // A from shared memory: this warp group's 64 rows.
+    SharedOperand a{};
+    Value aDescriptor;
+    SmallVector<Value> aRegisters;
+    if (!aInRegisters) {
+      auto aType = cast<MemRefType>(op.getA().getType());
+      a = {getByteAddress(rewriter, loc, op.getA()), aType.getDimSize(0),
+           getSwizzleBytes(aType), elementBytes};
+      Value aStart = arith::AddIOp::create(rewriter, loc, a.address,
+                                           scaled(rowBlock, 64 * a.swizzle));
+      aDescriptor =
+          emitDescriptor(rewriter, loc, aStart, 16, 8 * a.swizzle, a.swizzle);
+    } else {
+      // Pairs of 16-bit elements make the b32 registers of the A fragment.
+      auto aVector = cast<VectorType>(adaptor.getA().getType());
+      Value pairs = vector::BitCastOp::create(
+          rewriter, loc,
+          VectorType::get({aVector.getNumElements() / 2},
+                          rewriter.getI32Type()),
+          adaptor.getA());
+      aRegisters = extractElements(rewriter, loc, pairs);
+    }
+
+    SmallVector<Value> acc = extractElements(rewriter, loc, adaptor.getAcc());
+    // A zero accumulator need not be read: the first step scales it by 0.
+    bool zeroInit = matchPattern(op.getAcc(), m_AnyZeroFloat());
+    std::string types = element.isBF16() ? "f32.bf16.bf16" : "f32.f16.f16";
+
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t step = 0; step < k / 16; ++step) {
+      for (int64_t n0 = 0; n0 < blockN; n0 += kMaxWgmmaN) {
+        int64_t chunkN = std::min(kMaxWgmmaN, blockN - n0);
+        // Accumulator registers of columns [n0, n0 + chunkN): 4 per 8.
+        int64_t firstRegister = n0 / 2, numRegisters = chunkN / 2;
+        SmallVector<Value> operands(acc.begin() + firstRegister,
+                                    acc.begin() + firstRegister + numRegisters);
+        std::string constraints;
+        for (int64_t r = 0; r < numRegisters; ++r)
+          constraints += "=f,";
+        for (int64_t r = 0; r < numRegisters; ++r)
+          constraints += std::to_string(r) + ",";
+        std::string aOperand;
+        int64_t next = 2 * numRegisters;
+        if (aInRegisters) {
+          SmallVector<std::string> names;
+          for (int64_t r = 0; r < 4; ++r) {
+            operands.push_back(aRegisters[4 * step + r]);
+            constraints += "r,";
+            names.push_back("$" + std::to_string(next++));
+          }
+          aOperand = "{" + llvm::join(names, ", ") + "}";
+        } else {
+          int64_t offset = a.offsetOf(0, 16 * step);
+          operands.push_back(arith::AddIOp::create(
+              rewriter, loc, aDescriptor,
+              arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                           offset >> 4)));
+          constraints += "l,";
+          aOperand = "$" + std::to_string(next++);
+        }
+        int64_t bOffset = op.getTransposeB() ? b.offsetOf(n0, 16 * step)
+                                             : b.offsetOf(16 * step, n0);
+        operands.push_back(arith::AddIOp::create(
+            rewriter, loc, bDescriptor,
+            arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(),
+                                         bOffset >> 4)));
+        constraints += "l,r";
+        std::string bOperand = "$" + std::to_string(next++);
+        operands.push_back(
+            createI32(rewriter, loc, zeroInit && step == 0 ? 0 : 1));
+        std::string scale = "$" + std::to_string(next++);
+
+        SmallVector<std::string> outputs;
+        for (int64_t r = 0; r < numRegisters; ++r)
+          outputs.push_back("$" + std::to_string(r));
+        std::string transposes = aInRegisters ? "" : "0, ";
+        transposes += op.getTransposeB() ? "0" : "1";
+        std::string assembly = llvm::formatv(
+            "{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
+            "wgmma.mma_async.sync.aligned.m64n{1}k16.{2} {{{3}}, {4}, {5}, p, "
+            "1, 1, {6};\n}\n",
+            scale, chunkN, types, llvm::join(outputs, ", "), aOperand, bOperand,
+            transposes);
+        auto resultType = LLVM::LLVMStructType::getLiteral(
+            rewriter.getContext(),
+            SmallVector<Type>(numRegisters, rewriter.getF32Type()));
+        auto wgmma = LLVM::InlineAsmOp::create(
+            rewriter, loc, resultType, operands, assembly, constraints,
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::tailcallkind::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                      LLVM::AsmDialect::AD_ATT),
+            /*operand_attrs=*/ArrayAttr());
+        for (int64_t r = 0; r < numRegisters; ++r)
+          acc[firstRegister + r] =
+              LLVM::ExtractValueOp::create(rewriter, loc, wgmma.getRes(), r);
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    rewriter.replaceOp(op,
+                       fromElements(rewriter, loc, rewriter.getF32Type(), acc));
+    return success();
+  }
+};
+
+/// tle.wgmma_wait -> wgmma.wait_group with every input register tied
+/// through the instruction, so that no read of an accumulator moves above
+/// the wait.
+struct WgmmaWaitOpLowering : OpConversionPattern<WgmmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(WgmmaWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> registers;
+    SmallVector<Type> registerTypes;
+    SmallVector<std::pair<int64_t, Type>> shapes;
+    for (Value input : adaptor.getInputs()) {
+      auto type = cast<VectorType>(input.getType());
+      Type element = type.getElementType();
+      if (element.getIntOrFloatBitWidth() != 32)
+        return op.emitOpError("waits on 32-bit elements only, got ") << element;
+      shapes.push_back({type.getNumElements(), element});
+      for (Value e : extractElements(rewriter, loc, input)) {
+        registers.push_back(e);
+        registerTypes.push_back(element);
+      }
+    }
+    std::string assembly =
+        llvm::formatv("wgmma.wait_group.sync.aligned {0};", op.getPending());
+    if (registers.empty()) {
+      LLVM::InlineAsmOp::create(rewriter, loc, TypeRange(), ValueRange(),
+                                assembly, "",
+                                /*has_side_effects=*/true, false,
+                                LLVM::tailcallkind::TailCallKind::None,
+                                LLVM::AsmDialectAttr(), ArrayAttr());
+      rewriter.eraseOp(op);
+      return success();
+    }
+    SmallVector<std::string> constraints;
+    for (Type type : registerTypes)
+      constraints.push_back(type.isF32() ? "=f" : "=r");
+    for (size_t r = 0; r < registers.size(); ++r)
+      constraints.push_back(std::to_string(r));
+    auto resultType =
+        LLVM::LLVMStructType::getLiteral(rewriter.getContext(), registerTypes);
+    auto wait = LLVM::InlineAsmOp::create(
+        rewriter, loc, resultType, registers, assembly,
+        llvm::join(constraints, ","), /*has_side_effects=*/true, false,
+        LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+        ArrayAttr());
+    SmallVector<Value> results;
+    int64_t r = 0;
+    for (auto [count, element] : shapes) {
+      SmallVector<Value> elements;
+      for (int64_t i = 0; i < count; ++i)
+        elements.push_back(
+            LLVM::ExtractValueOp::create(rewriter, loc, wait.getRes(), r++));
+      results.push_back(fromElements(rewriter, loc, element, elements));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reductions, broadcasts, layout conversions
+//===----------------------------------------------------------------------===//
+
+static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value lhs,
+                     Value rhs) {
+  if (kind == ReduceKind::Max)
+    return arith::MaximumFOp::create(b, loc, lhs, rhs);
+  return arith::AddFOp::create(b, loc, lhs, rhs);
+}
+
+struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    unsigned dim = op.getDim(), kept = 1 - dim;
+    ThreadMap source = getThreadMap(op.getSource().getType());
+    ThreadMap result = getThreadMap(op.getResult().getType());
+    // Threads that differ only in the reduced dimension's lane bits hold
+    // the other parts of a row; other warps or warp groups would need
+    // shared memory.
+    SmallVector<int64_t> laneMasks;
+    for (const IndexTerm &term : source.base[dim]) {
+      if (term.mod == 1)
+        continue;
+      if (term.div >= kWarpSize)
+        return op.emitOpError("reduces across warps (the layout spreads dim ")
+               << dim << " over several warps), which needs shared memory "
+               << "and is not supported yet";
+      for (int64_t bit = 1; bit < term.mod; bit *= 2)
+        laneMasks.push_back(term.div * bit);
+    }
+
+    SmallVector<Value> elements =
+        extractElements(rewriter, loc, adaptor.getSource());
+    SmallVector<Value> partial(result.getElementsPerThread());
+    for (auto [i, offset] : llvm::enumerate(source.offsets)) {
+      int64_t slot = llvm::find_if(result.offsets,
+                                   [&](ArrayRef<int64_t> o) {
+                                     return o[0] == offset[kept];
+                                   }) -
+                     result.offsets.begin();
+      partial[slot] = partial[slot] ? combine(rewriter, loc, op.getKind(),
+                                              partial[slot], elements[i])
+                                    : elements[i];
+    }
+    for (Value &value : partial)
+      for (int64_t mask : laneMasks) {
+        Value other = gpu::ShuffleOp::create(rewriter, loc, value, mask,
+                                             kWarpSize, gpu::ShuffleMode::XOR)
+                          .getShuffleResult();
+        value = combine(rewriter, loc, op.getKind(), value, other);
+      }
+    rewriter.replaceOp(
+        op, fromElements(rewriter, loc, rewriter.getF32Type(), partial));
+    return success();
+  }
+};
+
+struct BroadcastOpLowering : OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    unsigned kept = 1 - op.getDim();
+    ThreadMap source = getThreadMap(op.getSource().getType());
+    ThreadMap result = getThreadMap(op.getResult().getType());
+    SmallVector<int64_t> mask;
+    for (ArrayRef<int64_t> offset : result.offsets)
+      mask.push_back(llvm::find_if(source.offsets,
+                                   [&](ArrayRef<int64_t> o) {
+                                     return o[0] == offset[kept];
+                                   }) -
+                     source.offsets.begin());
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getSource(),
+                                                   adaptor.getSource(), mask);
+    return success();
+  }
+};
+
+/// The verifier admits only conversions that keep every element in place.
+struct ConvertLayoutOpLowering : OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSource());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+/// The shared-memory pointer of each access a thread makes to `buffer`
+/// for a tensor of `type`.
+static SmallVector<std::pair<Access, Value>>
+emitLocalPointers(OpBuilder &b, Location loc, RankedTensorType type,
+                  Value buffer) {
+  auto bufferType = cast<MemRefType>(buffer.getType());
+  int64_t elementBytes = getElementBytes(type.getElementType());
+  int64_t swizzle = getSwizzleBytes(bufferType);
+  ThreadMap map = getThreadMap(type);
+  SmallVector<Value> bases = emitBases(b, loc, map);
+  Value address = getByteAddress(b, loc, buffer);
+  auto ptrType =
+      LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace);
+  SmallVector<std::pair<Access, Value>> pointers;
+  for (Access access : planAccesses(map, elementBytes)) {
+    SmallVector<Value> coordinates =
+        getCoordinates(b, loc, map, bases, access.first);
+    Value byteOffset;
+    if (swizzle != 0) {
+      byteOffset = emitSwizzledLinearOffset(
+          b, loc, coordinates[0], coordinates[1], bufferType.getDimSize(0),
+          swizzle, elementBytes);
+    } else {
+      // Row-major: linearize with the static shape.
+      Value linear = createIndex(b, loc, 0);
+      for (auto [d, c] : llvm::enumerate(coordinates))
+        linear = arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(
+                b, loc, linear, createIndex(b, loc, bufferType.getDimSize(d))),
+            c);
+      byteOffset = arith::MulIOp::create(b, loc, linear,
+                                         createIndex(b, loc, elementBytes));
+    }
+    Value absolute = arith::AddIOp::create(
+        b, loc, address,
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset));
+    if (swizzle != 0)
+      absolute = emitSwizzle(b, loc, absolute, swizzle);
+    pointers.push_back(
+        {access, LLVM::IntToPtrOp::create(b, loc, ptrType, absolute)});
+  }
+  return pointers;
+}
+
+struct LocalLoadOpLowering : OpConversionPattern<LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    Type element = type.getElementType();
+    SmallVector<Value> elements;
+    for (auto [access, ptr] :
+         emitLocalPointers(rewriter, loc, type, op.getSource())) {
+      auto vectorType = VectorType::get({access.count}, element);
+      Value loaded =
+          LLVM::LoadOp::create(rewriter, loc, vectorType, ptr,
+                               access.count * getElementBytes(element));
+      llvm::append_range(elements, extractElements(rewriter, loc, loaded));
+    }
+    rewriter.replaceOp(op, fromElements(rewriter, loc, element, elements));
+    return success();
+  }
+};
+
+struct LocalStoreOpLowering : OpConversionPattern<LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LocalStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type element = type.getElementType();
+    for (auto [access, ptr] :
+         emitLocalPointers(rewriter, loc, type, op.getDestination())) {
+      Value piece = extractSlice(rewriter, loc, adaptor.getValue(), access);
+      LLVM::StoreOp::create(rewriter, loc, piece, ptr,
+                            access.count * getElementBytes(element));
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Global memory
+//===----------------------------------------------------------------------===//
+
+/// One access a thread makes to a global tile: where, and whether it lies
+/// inside the memref.
+struct GlobalAccess {
+  Access access;
+  Value ptr;
+  Value inBounds;
+};
+
+static SmallVector<GlobalAccess> emitGlobalAccesses(OpBuilder &b, Location loc,
+                                                    RankedTensorType type,
+                                                    Value memref,
+                                                    ValueRange indices) {
+  auto memrefType = cast<MemRefType>(memref.getType());
+  int64_t elementBytes = getElementBytes(type.getElementType());
+  ThreadMap map = getThreadMap(type);
+  SmallVector<Value> bases = emitBases(b, loc, map);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+  Value address = getByteAddress(b, loc, memref);
+  SmallVector<GlobalAccess> accesses;
+  for (Access access : planAccesses(map, elementBytes)) {
+    SmallVector<Value> coordinates =
+        getCoordinates(b, loc, map, bases, access.first);
+    Value linear = createIndex(b, loc, 0);
+    Value inBounds = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (int64_t d = 0; d < memrefType.getRank(); ++d) {
+      Value index = arith::AddIOp::create(b, loc, indices[d], coordinates[d]);
+      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          index, metadata.getSizes()[d]);
+      inBounds = arith::AndIOp::create(b, loc, inBounds, below);
+      linear = arith::AddIOp::create(
+          b, loc, linear,
+          arith::MulIOp::create(b, loc, index, metadata.getStrides()[d]));
+    }
+    Value byteOffset = arith::MulIOp::create(b, loc, linear,
+                                             createIndex(b, loc, elementBytes));
+    accesses.push_back(
+        {access, getPointer(b, loc, address, byteOffset, kGlobalAddressSpace),
+         inBounds});
+  }
+  return accesses;
+}
+
+struct LoadOpLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    Type element = type.getElementType();
+    int64_t elementBytes = getElementBytes(element);
+    SmallVector<Value> elements;
+    for (GlobalAccess g : emitGlobalAccesses(
+             rewriter, loc, type, op.getSource(), adaptor.getIndices())) {
+      auto vectorType = VectorType::get({g.access.count}, element);
+      Value zero = arith::ConstantOp::create(rewriter, loc, vectorType,
+                                             rewriter.getZeroAttr(vectorType));
+      // Out-of-bounds elements are never dereferenced: the load sits under
+      // the bounds check.
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, g.inBounds,
+          [&](OpBuilder &b, Location l) {
+            Value loaded = LLVM::LoadOp::create(b, l, vectorType, g.ptr,
+                                                g.access.count * elementBytes);
+            scf::YieldOp::create(b, l, loaded);
+          },
+          [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, zero); });
+      llvm::append_range(elements,
+                         extractElements(rewriter, loc, ifOp.getResult(0)));
+    }
+    rewriter.replaceOp(op, fromElements(rewriter, loc, element, elements));
+    return success();
+  }
+};
+
+struct StoreOpLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    int64_t elementBytes = getElementBytes(type.getElementType());
+    for (GlobalAccess g : emitGlobalAccesses(
+             rewriter, loc, type, op.getDestination(), adaptor.getIndices())) {
+      Value piece = extractSlice(rewriter, loc, adaptor.getValue(), g.access);
+      scf::IfOp::create(rewriter, loc, g.inBounds,
+                        [&](OpBuilder &b, Location l) {
+                          LLVM::StoreOp::create(b, l, piece, g.ptr,
+                                                g.access.count * elementBytes);
+                          scf::YieldOp::create(b, l);
+                        });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct TLEDistributeTensorsPass
+    : tle::impl::TLEDistributeTensorsBase<TLEDistributeTensorsPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    DistributedTypeConverter converter;
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      return converter.isLegal(op) &&
+             llvm::all_of(op->getRegions(), [&](Region &region) {
+               return converter.isLegal(&region);
+             });
+    });
+    target.addIllegalOp<WgmmaOp, WgmmaWaitOp, ReduceOp, BroadcastOp,
+                        ConvertLayoutOp, LocalLoadOp, LocalStoreOp, LoadOp,
+                        StoreOp>();
+    RewritePatternSet patterns(context);
+    patterns.add<ElementwiseOpLowering>(converter, context);
+    patterns.add<ConstantOpLowering, WgmmaOpLowering, WgmmaWaitOpLowering,
+                 ReduceOpLowering, BroadcastOpLowering, ConvertLayoutOpLowering,
+                 LocalLoadOpLowering, LocalStoreOpLowering, LoadOpLowering,
+                 StoreOpLowering>(converter, context);
+    scf::populateSCFStructuralTypeConversions(converter, patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

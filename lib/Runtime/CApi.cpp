@@ -246,6 +246,15 @@ int tle_rt_args_create(tle_rt_args **args) {
 
 void tle_rt_args_free(tle_rt_args *args) { delete args; }
 
+/// Copies `rank` sizes and, unless `strides` is NULL, as many strides.
+static void copyShape(int rank, const int64_t *sizes, const int64_t *strides,
+                      std::vector<int64_t> &sizeList,
+                      std::vector<int64_t> &strideList) {
+  sizeList.assign(sizes, sizes + rank);
+  if (strides)
+    strideList.assign(strides, strides + rank);
+}
+
 int tle_rt_args_add_memref(tle_rt_args *args, uint64_t address, int rank,
                            const int64_t *sizes, const int64_t *strides,
                            int64_t offset) {
@@ -253,12 +262,22 @@ int tle_rt_args_add_memref(tle_rt_args *args, uint64_t address, int rank,
     return invalid(__func__, "args is NULL");
   if (rank < 0 || (rank > 0 && !sizes))
     return invalid(__func__, "a memref needs a rank >= 0 and its sizes");
-  std::vector<int64_t> sizeList(sizes, sizes + rank);
-  std::vector<int64_t> strideList;
-  if (strides)
-    strideList.assign(strides, strides + rank);
+  std::vector<int64_t> sizeList, strideList;
+  copyShape(rank, sizes, strides, sizeList, strideList);
   args->args.addMemRef(address, std::move(sizeList), std::move(strideList),
                        offset);
+  return TLE_RT_OK;
+}
+
+int tle_rt_args_add_tensor_map(tle_rt_args *args, uint64_t address, int rank,
+                               const int64_t *sizes, const int64_t *strides) {
+  if (!args)
+    return invalid(__func__, "args is NULL");
+  if (rank < 1 || !sizes)
+    return invalid(__func__, "a tensor map needs a rank >= 1 and its sizes");
+  std::vector<int64_t> sizeList, strideList;
+  copyShape(rank, sizes, strides, sizeList, strideList);
+  args->args.addTensorMap(address, std::move(sizeList), std::move(strideList));
   return TLE_RT_OK;
 }
 

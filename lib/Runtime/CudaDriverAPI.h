@@ -22,6 +22,7 @@
 #else
 
 #include <cstddef>
+#include <cstdint>
 
 #ifndef TLE_CUDA_PROTOTYPES_ONLY
 // The test includes the types inside a namespace, to compare them with
@@ -65,6 +66,44 @@ typedef enum CUjit_option_enum {
 
 enum { CU_STREAM_NON_BLOCKING = 0x1 };
 enum { CU_EVENT_DEFAULT = 0x0 };
+
+typedef uint32_t cuuint32_t;
+typedef uint64_t cuuint64_t;
+
+typedef struct CUtensorMap_st {
+  alignas(128) cuuint64_t opaque[16];
+} CUtensorMap;
+
+// Only the element types a kernel signature can name.
+typedef enum CUtensorMapDataType_enum {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+  CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+} CUtensorMapDataType;
+
+typedef enum CUtensorMapInterleave_enum {
+  CU_TENSOR_MAP_INTERLEAVE_NONE = 0,
+} CUtensorMapInterleave;
+
+typedef enum CUtensorMapSwizzle_enum {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+} CUtensorMapSwizzle;
+
+typedef enum CUtensorMapL2promotion_enum {
+  CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3,
+} CUtensorMapL2promotion;
+
+typedef enum CUtensorMapFloatOOBfill_enum {
+  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0,
+} CUtensorMapFloatOOBfill;
 #endif // TLE_CUDA_PROTOTYPES_ONLY
 
 #ifndef TLE_CUDA_TYPES_ONLY
@@ -116,6 +155,13 @@ CUresult cuEventCreate(CUevent *event, unsigned int flags);
 CUresult cuEventDestroy_v2(CUevent event);
 CUresult cuEventRecord(CUevent event, CUstream stream);
 CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end);
+CUresult cuTensorMapEncodeTiled(
+    CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+    cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim,
+    const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
+    const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill);
 }
 #endif // TLE_CUDA_TYPES_ONLY
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Driver.h"
+#include "TensorMap.h"
 
 #include <algorithm>
 #include <chrono>
@@ -450,16 +451,34 @@ static std::string kernelNames(const Module &module) {
   return names.empty() ? "none" : names;
 }
 
-static Status resolveLaunch(CUfunction function, const KernelInfo &info,
-                            const unsigned grid[3], KernelArgs &args,
-                            Launch &launch) {
+static Status encodeTensorMap(const Driver &driver, const TensorMapEncoding &e,
+                              void *descriptor) {
+  return driver.check(
+      driver.tensorMapEncodeTiled(
+          static_cast<CUtensorMap *>(descriptor), e.dataType, e.rank,
+          reinterpret_cast<void *>(static_cast<uintptr_t>(e.address)),
+          e.globalDim, e.globalStrides, e.boxDim, e.elementStrides,
+          e.interleave, e.swizzle, e.l2Promotion, e.oobFill),
+      "cuTensorMapEncodeTiled");
+}
+
+/// Checks the grid and the arguments, and encodes the arguments' tensor
+/// maps for this kernel.
+static Status resolveLaunch(const Driver &driver, CUfunction function,
+                            const KernelInfo &info, const unsigned grid[3],
+                            KernelArgs &args, Launch &launch) {
   for (int i = 0; i < 3; ++i) {
     if (grid[i] == 0)
       return Status::error("kernel '" + info.name +
                            "': the grid has a zero dimension");
     launch.grid[i] = grid[i];
   }
-  if (Status s = args.check(info); !s)
+  if (Status s = args.encodeTensorMaps(
+          info,
+          [&](const TensorMapEncoding &encoding, void *descriptor) {
+            return encodeTensorMap(driver, encoding, descriptor);
+          });
+      !s)
     return s;
   launch.info = &info;
   launch.function = function;
@@ -467,15 +486,15 @@ static Status resolveLaunch(CUfunction function, const KernelInfo &info,
   return Status::ok();
 }
 
-/// Finds `kernel` in `module` and checks the grid and the arguments.
-static Status prepareLaunch(Module &module,
+/// Finds `kernel` in `module` and resolves its launch.
+static Status prepareLaunch(const Driver &driver, Module &module,
                             const std::vector<CUfunction> &functions,
                             const std::string &kernel, const unsigned grid[3],
                             KernelArgs &args, Launch &launch) {
   const std::vector<KernelInfo> &infos = module.kernels();
   for (size_t i = 0; i < infos.size(); ++i)
     if (infos[i].name == kernel)
-      return resolveLaunch(functions[i], infos[i], grid, args, launch);
+      return resolveLaunch(driver, functions[i], infos[i], grid, args, launch);
   return Status::error("no kernel '" + kernel + "' in the module (it has " +
                        kernelNames(module) + ")");
 }
@@ -493,14 +512,14 @@ static Status enqueue(const Driver &driver, CUstream stream, Launch &launch) {
 
 Status Device::launch(Module &module, const std::string &kernel,
                       const unsigned grid[3], KernelArgs &args) {
-  Launch launch;
-  if (Status s = prepareLaunch(module, module.impl->functions, kernel, grid,
-                               args, launch);
-      !s)
-    return s;
   ScopedContext scope(*impl->context);
   if (!scope.status())
     return scope.status();
+  Launch launch;
+  if (Status s = prepareLaunch(impl->driver, module, module.impl->functions,
+                               kernel, grid, args, launch);
+      !s)
+    return s;
   if (Status s = enqueue(impl->driver, impl->stream, launch); !s)
     return s;
   return impl->wait(kernel, watchdogSeconds);
@@ -527,14 +546,14 @@ Status Device::time(Module &module, const std::string &kernel,
                     int reps, Timing &timing) {
   if (warmup < 0 || reps < 1)
     return Status::error("timing needs warmup >= 0 and reps >= 1");
-  Launch launch;
-  if (Status s = prepareLaunch(module, module.impl->functions, kernel, grid,
-                               args, launch);
-      !s)
-    return s;
   ScopedContext scope(*impl->context);
   if (!scope.status())
     return scope.status();
+  Launch launch;
+  if (Status s = prepareLaunch(impl->driver, module, module.impl->functions,
+                               kernel, grid, args, launch);
+      !s)
+    return s;
   const Driver &driver = impl->driver;
   for (int i = 0; i < warmup; ++i) {
     Status s = enqueue(driver, impl->stream, launch);

@@ -54,7 +54,8 @@ namespace tle::runtime::detail {
   X(eventCreate, cuEventCreate)                                                \
   X(eventDestroy, cuEventDestroy_v2)                                           \
   X(eventRecord, cuEventRecord)                                                \
-  X(eventElapsedTime, cuEventElapsedTime_v2)
+  X(eventElapsedTime, cuEventElapsedTime_v2)                                   \
+  X(tensorMapEncodeTiled, cuTensorMapEncodeTiled)
 
 /// The driver's entry points.
 struct Driver {

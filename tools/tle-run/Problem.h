@@ -61,6 +61,7 @@ public:
 /// in Problems.cpp.
 std::unique_ptr<Problem> createPipesProblem();
 std::unique_ptr<Problem> createSparseMLAProblem();
+std::unique_ptr<Problem> createGemmProblem();
 
 /// The problem called `name`, or null.
 std::unique_ptr<Problem> createProblem(const std::string &name);
@@ -75,6 +76,17 @@ runtime::Status checkShapeKeys(const Shape &shape,
 /// it is when `shape` lacks the key.
 runtime::Status getShapeInt(const Shape &shape, const std::string &key,
                             int64_t min, int64_t max, int64_t &value);
+
+/// Helper for Problem::prepare: allocates `buffer` for `host` and copies
+/// `host` there.
+template <typename T>
+runtime::Status upload(runtime::Device &device, const std::vector<T> &host,
+                       runtime::DeviceBuffer &buffer) {
+  size_t bytes = host.size() * sizeof(T);
+  if (runtime::Status status = device.allocate(bytes, buffer); !status)
+    return status;
+  return device.upload(buffer, host.data(), bytes);
+}
 
 } // namespace tle::run
 

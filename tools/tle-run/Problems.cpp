@@ -23,6 +23,7 @@ struct Entry {
 static const Entry problems[] = {
     {"pipes", createPipesProblem},
     {"sparse_mla", createSparseMLAProblem},
+    {"gemm", createGemmProblem},
 };
 
 std::unique_ptr<Problem> run::createProblem(const std::string &name) {

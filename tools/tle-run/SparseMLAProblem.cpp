@@ -362,15 +362,6 @@ static Status runSteps(std::initializer_list<std::function<Status()>> steps) {
 }
 
 template <typename T>
-static Status upload(runtime::Device &device, const std::vector<T> &host,
-                     DeviceBuffer &buffer) {
-  size_t bytes = host.size() * sizeof(T);
-  if (Status status = device.allocate(bytes, buffer); !status)
-    return status;
-  return device.upload(buffer, host.data(), bytes);
-}
-
-template <typename T>
 static Status download(runtime::Device &device, const DeviceBuffer &buffer,
                        std::vector<T> &host, size_t count) {
   host.resize(count);

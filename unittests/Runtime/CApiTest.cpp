@@ -41,6 +41,16 @@ TEST(CApi, Args) {
             TLE_RT_ERROR);
   EXPECT_EQ(tle_rt_args_add_memref(args, 0x1000, 2, nullptr, nullptr, 0),
             TLE_RT_ERROR);
+  const int64_t strides[] = {256, 1};
+  EXPECT_EQ(tle_rt_args_add_tensor_map(args, 0x1000, 2, sizes, strides),
+            TLE_RT_OK);
+  EXPECT_EQ(tle_rt_args_add_tensor_map(args, 0x1000, 2, sizes, nullptr),
+            TLE_RT_OK);
+  EXPECT_EQ(tle_rt_args_add_tensor_map(args, 0x1000, 0, sizes, nullptr),
+            TLE_RT_ERROR);
+  EXPECT_EQ(std::string(tle_rt_last_error()),
+            "tle_rt_args_add_tensor_map: a tensor map needs a rank >= 1 and "
+            "its sizes");
   EXPECT_EQ(tle_rt_args_add_i32(args, 1), TLE_RT_OK);
   EXPECT_EQ(tle_rt_args_add_f32(args, 1.0f), TLE_RT_OK);
   tle_rt_args_free(args);

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include <cstddef>
+#include <cstdint>
 #include <cuda.h>
 #include <type_traits>
 
@@ -50,11 +51,30 @@ TLE_SAME_VALUE(CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES)
 TLE_SAME_VALUE(CU_JIT_LOG_VERBOSE)
 TLE_SAME_VALUE(CU_STREAM_NON_BLOCKING)
 TLE_SAME_VALUE(CU_EVENT_DEFAULT)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_UINT8)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_UINT16)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_INT32)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_INT64)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_FLOAT16)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_FLOAT32)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_FLOAT64)
+TLE_SAME_VALUE(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16)
+TLE_SAME_VALUE(CU_TENSOR_MAP_INTERLEAVE_NONE)
+TLE_SAME_VALUE(CU_TENSOR_MAP_SWIZZLE_NONE)
+TLE_SAME_VALUE(CU_TENSOR_MAP_SWIZZLE_32B)
+TLE_SAME_VALUE(CU_TENSOR_MAP_SWIZZLE_64B)
+TLE_SAME_VALUE(CU_TENSOR_MAP_SWIZZLE_128B)
+TLE_SAME_VALUE(CU_TENSOR_MAP_L2_PROMOTION_L2_256B)
+TLE_SAME_VALUE(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
 #undef TLE_SAME_VALUE
 
 static_assert(std::is_same_v<subset::CUdeviceptr, ::CUdeviceptr>);
 static_assert(std::is_same_v<subset::CUdevice, ::CUdevice>);
 static_assert(sizeof(subset::CUresult) == sizeof(::CUresult));
+static_assert(std::is_same_v<subset::cuuint32_t, ::cuuint32_t>);
+static_assert(std::is_same_v<subset::cuuint64_t, ::cuuint64_t>);
+static_assert(sizeof(subset::CUtensorMap) == sizeof(::CUtensorMap));
+static_assert(alignof(subset::CUtensorMap) == alignof(::CUtensorMap));
 
 TEST(CudaDriverAPI, MatchesCudaH) {
   // Everything is checked at compile time.

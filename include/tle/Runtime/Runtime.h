@@ -13,6 +13,7 @@
 #define TLE_RUNTIME_RUNTIME_H
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -81,8 +82,25 @@ struct MemRefTypeInfo {
 };
 Status parseMemRefType(const std::string &type, MemRefTypeInfo &info);
 
+/// A TMA descriptor type of a kernel signature,
+/// "!tle.tensor_map<128x64xbf16, swizzle = 128>": the box one copy moves
+/// (outermost dimension first), its element type and the shared-memory
+/// swizzle span in bytes (0, 32, 64 or 128).
+struct TensorMapTypeInfo {
+  std::vector<int64_t> box;
+  std::string elementType;
+  int elementBytes = 0;
+  int swizzle = 0;
+};
+/// Whether `type` is spelled as a tensor map type (valid or not).
+bool isTensorMapType(const std::string &type);
+/// Fails, saying what is wrong, for anything but a well-formed tensor map
+/// type of a supported element type.
+Status parseTensorMapType(const std::string &type, TensorMapTypeInfo &info);
+
 namespace detail {
 struct Context;
+struct TensorMapEncoding;
 } // namespace detail
 
 /// A device allocation (freed on destruction).
@@ -110,20 +128,36 @@ private:
 
 /// The argument list of one launch, packed the way MLIR's default calling
 /// convention lowers each source argument: a rank-r memref is (allocated
-/// ptr, aligned ptr, offset, sizes[r], strides[r]); an index is an i64.
+/// ptr, aligned ptr, offset, sizes[r], strides[r]); an index is an i64; a
+/// tensor map is one 128-byte CUtensorMap passed by value.
 class KernelArgs {
 public:
   /// Empty `strides` means contiguous (row-major) for `sizes`.
   void addMemRef(uint64_t address, std::vector<int64_t> sizes,
                  std::vector<int64_t> strides = {}, int64_t offset = 0);
+  /// A TMA descriptor over the global tensor at `address` (16-byte
+  /// aligned), `sizes` and `strides` in elements, outermost first; empty
+  /// `strides` means contiguous. The box, element type and swizzle come
+  /// from the kernel's signature, so the descriptor is encoded only when
+  /// the arguments meet their kernel (encodeTensorMaps, at every launch).
+  void addTensorMap(uint64_t address, std::vector<int64_t> sizes,
+                    std::vector<int64_t> strides = {});
   void addIndex(int64_t value);
   void addI32(int32_t value);
   void addF32(float value);
   void clear();
 
   /// Checks the packed arguments against the kernel's signature and
-  /// parameter list (count, kinds, memref ranks and static sizes).
+  /// parameter list (count, kinds, memref ranks and static sizes, and
+  /// every rule a tensor map's encoding must meet).
   Status check(const KernelInfo &kernel) const;
+  /// Writes the descriptor of every tensor map argument for `kernel`: calls
+  /// `encode` with the arguments of cuTensorMapEncodeTiled and the
+  /// parameter's storage (128 bytes, 128-byte aligned). Checks first.
+  using TensorMapEncoder = std::function<Status(
+      const detail::TensorMapEncoding &encoding, void *descriptor)>;
+  Status encodeTensorMaps(const KernelInfo &kernel,
+                          const TensorMapEncoder &encode);
   /// Pointers to each parameter's storage, for cuLaunchKernel.
   std::vector<void *> pointers();
   /// The packed parameters, e.g. "ptr, ptr, i64, i64, i64, i64, i64".
@@ -131,19 +165,35 @@ public:
 
 private:
   struct Param {
-    std::string kind; // "ptr", "i64", "i32", "f32"
-    uint64_t bits;
+    std::string kind; // "ptr", "i64", "i32", "f32", "tensor_map"
+    size_t offset;
   };
-  /// One source argument: "memref" with its sizes, or a scalar kind.
+  /// One source argument: "memref" with its sizes, "tensor_map" with the
+  /// global tensor's address, sizes and strides, or a scalar kind.
   struct SourceArg {
     std::string kind;
     std::vector<int64_t> sizes;
+    std::vector<int64_t> strides = {};
+    uint64_t address = 0;
+    /// Its first parameter.
+    size_t param = 0;
   };
+  /// Storage in units that keep the largest alignment a parameter needs.
+  struct alignas(128) Block {
+    unsigned char bytes[128];
+  };
+  void addParam(std::string kind, const void *value, size_t size, size_t align);
+  unsigned char *paramStorage(size_t param);
   Status checkSignature(const KernelInfo &kernel) const;
   Status checkParams(const KernelInfo &kernel) const;
+  Status getTensorMapEncoding(const KernelInfo &kernel, size_t index,
+                              detail::TensorMapEncoding &encoding) const;
 
   std::vector<Param> params;
   std::vector<SourceArg> sourceArgs;
+  std::vector<Block> storage;
+  /// Bytes of `storage` in use.
+  size_t used = 0;
 };
 
 /// Median, minimum and maximum of the timed launches, in milliseconds.

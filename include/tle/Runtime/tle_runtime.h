@@ -83,8 +83,8 @@ TLE_RT_API void tle_rt_module_free(tle_rt_module *module);
 TLE_RT_API int tle_rt_module_get_kernel(tle_rt_module *module, const char *name,
                                         tle_rt_kernel **kernel);
 TLE_RT_API const char *tle_rt_kernel_name(const tle_rt_kernel *kernel);
-/** The number of source arguments (memrefs count once), or -1 when the
-    metadata has no signature. */
+/** The number of source arguments (memrefs and tensor maps count once), or
+    -1 when the metadata has no signature. */
 TLE_RT_API int tle_rt_kernel_num_args(const tle_rt_kernel *kernel);
 TLE_RT_API void tle_rt_kernel_block(const tle_rt_kernel *kernel, int block[3]);
 TLE_RT_API int64_t tle_rt_kernel_shared_memory(const tle_rt_kernel *kernel);
@@ -96,6 +96,15 @@ TLE_RT_API void tle_rt_args_free(tle_rt_args *args);
 TLE_RT_API int tle_rt_args_add_memref(tle_rt_args *args, uint64_t address,
                                       int rank, const int64_t *sizes,
                                       const int64_t *strides, int64_t offset);
+/** A TMA descriptor (a `!tle.tensor_map<...>` argument) over the global
+    tensor at `address` (16-byte aligned) with `rank` sizes and strides in
+    elements, outermost first; the innermost stride must be 1 and the others
+    multiples of 16 bytes. The kernel's signature gives the box, element
+    type and swizzle: the descriptor is encoded at each launch, and
+    tle_rt_args_check checks every rule of its encoding. */
+TLE_RT_API int tle_rt_args_add_tensor_map(tle_rt_args *args, uint64_t address,
+                                          int rank, const int64_t *sizes,
+                                          const int64_t *strides);
 TLE_RT_API int tle_rt_args_add_index(tle_rt_args *args, int64_t value);
 TLE_RT_API int tle_rt_args_add_i32(tle_rt_args *args, int32_t value);
 TLE_RT_API int tle_rt_args_add_f32(tle_rt_args *args, float value);

@@ -63,10 +63,24 @@ static std::string getParamTypeName(Type type) {
   return name;
 }
 
+/// A CUtensorMap passed by value: a pointer with `llvm.byval` of the
+/// descriptor's 128 bytes. The launcher packs the descriptor itself, not a
+/// pointer, so it is told apart from other pointers.
+static bool isTensorMapParam(LLVM::LLVMFuncOp func, unsigned index) {
+  auto byval = func.getArgAttrOfType<TypeAttr>(
+      index, LLVM::LLVMDialect::getByValAttrName());
+  auto array =
+      byval ? dyn_cast<LLVM::LLVMArrayType>(byval.getValue()) : nullptr;
+  return array && array.getNumElements() == 128 &&
+         array.getElementType().isInteger(8);
+}
+
 static json::Array getParams(LLVM::LLVMFuncOp func) {
   json::Array params;
-  for (Type type : func.getFunctionType().getParams())
-    params.push_back(getParamTypeName(type));
+  ArrayRef<Type> types = func.getFunctionType().getParams();
+  for (unsigned i = 0; i < types.size(); ++i)
+    params.push_back(isTensorMapParam(func, i) ? "tensor_map"
+                                               : getParamTypeName(types[i]));
   return params;
 }
 

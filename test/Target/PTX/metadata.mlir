@@ -1,5 +1,6 @@
 // The metadata lists every kernel in module order with the defaults of the
-// optional facts; functions that are not kernels are left out.
+// optional facts; functions that are not kernels are left out, and a
+// CUtensorMap passed by value is a "tensor_map" parameter.
 //
 // RUN: tle-translate --tle-to-ptx %s --tle-metadata=%t.json -o /dev/null
 // RUN: FileCheck --input-file=%t.json %s
@@ -32,6 +33,15 @@
 // CHECK-NEXT:      "name": "second",
 // CHECK-NEXT:      "params": [],
 // CHECK-NEXT:      "signature": []
+// CHECK-NEXT:    },
+// CHECK-NEXT:    {
+// CHECK:           "name": "maps",
+// CHECK-NEXT:      "params": [
+// CHECK-NEXT:        "tensor_map",
+// CHECK-NEXT:        "ptr",
+// CHECK-NEXT:        "ptr",
+// CHECK-NEXT:        "i64"
+// CHECK-NEXT:      ]
 // CHECK-NEXT:    }
 // CHECK-NEXT:  ],
 // CHECK-NEXT:  "ptx_version": "8.0"
@@ -53,6 +63,15 @@ module {
   llvm.func @second() attributes {nvvm.kernel,
       nvvm.maxntid = array<i32: 32, 4>, tle.shared_memory_size = 197632 : i64,
       tle.kernel_signature = [], tle.grid = ""} {
+    llvm.return
+  }
+
+  // A CUtensorMap by value is "tensor_map"; other byval pointers stay "ptr".
+  llvm.func @maps(
+      %map: !llvm.ptr {llvm.byval = !llvm.array<128 x i8>, llvm.align = 64},
+      %other: !llvm.ptr {llvm.byval = !llvm.array<64 x i8>},
+      %p: !llvm.ptr<1>, %n: i64)
+      attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128>} {
     llvm.return
   }
 }

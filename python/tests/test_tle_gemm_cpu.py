@@ -1,0 +1,38 @@
+"""The GEMM benchmark's shape rules and tolerance, without torch or a GPU."""
+
+import math
+
+import pytest
+
+import tle_gemm
+
+
+def test_tensor_map_box():
+    assert tle_gemm.tensor_map_box("!tle.tensor_map<128x64xbf16, swizzle = 128>") == (128, 64)
+    assert tle_gemm.tensor_map_box("!tle.tensor_map<4x8x16xf32,swizzle=0>") == (4, 8, 16)
+    with pytest.raises(ValueError):
+        tle_gemm.tensor_map_box("memref<?x?xbf16>")
+
+
+def test_tile_rows_from_the_signature():
+    signature = ["!tle.tensor_map<128x64xbf16, swizzle = 128>",
+                 "!tle.tensor_map<64x64xbf16, swizzle = 128>", "memref<?x?xbf16>", "index"]
+    assert tle_gemm.tile_rows(signature) == 128
+    with pytest.raises(ValueError, match="takes"):
+        tle_gemm.tile_rows(signature[1:])
+
+
+def test_grid():
+    assert tle_gemm.grid(8192, 4096, 128, 256) == (16, 64)
+    with pytest.raises(ValueError, match="n = 4000 must be a multiple of the tile 256"):
+        tle_gemm.grid(4096, 4000, 128, 256)
+
+
+def test_tolerance_is_two_bf16_roundings():
+    rel, abs_ = tle_gemm.tolerance(8192)
+    assert rel == 2.0 ** -7
+    assert abs_ == pytest.approx(1e-4 * math.sqrt(8192))
+
+
+def test_tflops():
+    assert tle_gemm.tflops(8192, 8192, 8192, 1.0) == pytest.approx(1099.5, rel=1e-4)

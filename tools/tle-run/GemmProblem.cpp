@@ -1,0 +1,221 @@
+//===- GemmProblem.cpp - tle-run's GEMM problem ---------------------------===//
+//
+// The inputs, the reference and the comparison live in lib/Problems
+// (Gemm.h); this file checks the kernel's signature, moves the matrices to
+// and from the device and packs the arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GemmProblem.h"
+
+#include <optional>
+
+using namespace tle;
+using namespace tle::problems;
+using namespace tle::run;
+using runtime::Status;
+using runtime::TensorMapTypeInfo;
+
+/// Entries of C compared at random, besides the corners, a row and a column.
+static constexpr int64_t kSampledEntries = 4096;
+
+//===----------------------------------------------------------------------===//
+// The kernel's signature
+//===----------------------------------------------------------------------===//
+
+static std::string describeBox(const TensorMapTypeInfo &map) {
+  std::string text;
+  for (int64_t dim : map.box)
+    text += (text.empty() ? "" : "x") + std::to_string(dim);
+  return text;
+}
+
+/// Signature entry `index`, a tensor map of a 2-d bf16 box.
+static Status getMatrixMap(const runtime::KernelInfo &kernel, size_t index,
+                           const std::string &where, TensorMapTypeInfo &map) {
+  const std::string &type = kernel.signature[index];
+  if (Status s = runtime::parseTensorMapType(type, map); !s)
+    return Status::error(where + ": " + s.message);
+  if (map.box.size() != 2 || map.elementType != "bf16")
+    return Status::error(where + " is " + type +
+                         "; it must have a 2-d box of bf16");
+  return Status::ok();
+}
+
+static std::string str(int64_t value) { return std::to_string(value); }
+
+/// A's box is the tile of A one CTA loads per K step, B's box one of the
+/// tiles of B that make up a K step of its bn columns.
+static Status checkBoxes(const TensorMapTypeInfo &a, const TensorMapTypeInfo &b,
+                         const GemmConfig &config, const std::string &where) {
+  int64_t bk = a.box[1];
+  if (a.box[0] != config.bm)
+    return Status::error(
+        where + ": A's box is " + describeBox(a) +
+        " (rows x K step), so its rows must be bm = " + str(config.bm) +
+        "; this kernel is built for bm = " + str(a.box[0]));
+  if (b.box[0] != bk)
+    return Status::error(where + ": B's box is " + describeBox(b) +
+                         " (K step x columns); its rows must be A's K step " +
+                         str(bk));
+  if (config.bn % b.box[1])
+    return Status::error(where + ": B's box has " + str(b.box[1]) +
+                         " columns, which must divide bn = " + str(config.bn));
+  if (config.k % bk)
+    return Status::error(where + ": k = " + str(config.k) +
+                         " must be a multiple of the kernel's K step " +
+                         str(bk));
+  return Status::ok();
+}
+
+Status run::checkGemmKernel(const runtime::KernelInfo &kernel,
+                            const GemmConfig &config) {
+  std::string where = "gemm: kernel '" + kernel.name + "'";
+  const std::vector<std::string> &signature = kernel.signature;
+  if (signature.size() != 4)
+    return Status::error(
+        where + " takes " + str(signature.size()) +
+        " arguments; GEMM passes 4: a tensor map over A, one over B, C as "
+        "memref<?x?xbf16> and K as index (the metadata's signature)");
+  TensorMapTypeInfo a, b;
+  if (Status s = getMatrixMap(kernel, 0, where + ": argument 0 (A)", a); !s)
+    return s;
+  if (Status s = getMatrixMap(kernel, 1, where + ": argument 1 (B)", b); !s)
+    return s;
+  runtime::MemRefTypeInfo c;
+  if (!runtime::parseMemRefType(signature[2], c) || c.shape.size() != 2 ||
+      c.elementType != "bf16")
+    return Status::error(where + ": argument 2 (C) is " + signature[2] +
+                         ", expected memref<?x?xbf16>");
+  if (signature[3] != "index")
+    return Status::error(where + ": argument 3 (K) is " + signature[3] +
+                         ", expected index");
+  return checkBoxes(a, b, config, where);
+}
+
+//===----------------------------------------------------------------------===//
+// The problem
+//===----------------------------------------------------------------------===//
+
+namespace {
+class GemmProblem : public Problem {
+public:
+  Status configure(const Shape &shape) override;
+  std::string describe() const override;
+  Status prepare(runtime::Device &device, uint64_t seed,
+                 const runtime::KernelInfo &kernel, runtime::KernelArgs &args,
+                 unsigned grid[3]) override;
+  Status poisonOutputs(runtime::Device &device) override;
+  Status check(runtime::Device &device, CheckResult &result) override;
+  double bytesMoved() const override;
+  double flops() const override;
+
+private:
+  GemmConfig config;
+  uint64_t seed = 0;
+  std::optional<GemmInputs> inputs;
+  /// Computed by the first check and kept for later ones.
+  std::vector<int64_t> entries;
+  std::vector<double> reference;
+  runtime::DeviceBuffer a, b, c;
+};
+} // namespace
+
+Status GemmProblem::configure(const Shape &shape) {
+  GemmConfig updated;
+  if (Status s = checkShapeKeys(shape, {"m", "n", "k", "bm", "bn"}, "gemm"); !s)
+    return s;
+  for (auto [key, value] :
+       {std::pair{"m", &updated.m}, std::pair{"n", &updated.n},
+        std::pair{"k", &updated.k}})
+    if (Status s = getShapeInt(shape, key, 1, 65536, *value); !s)
+      return s;
+  // A CTA's tile is at most 256 rows and columns: TMA boxes, wgmma's N.
+  for (auto [key, value] :
+       {std::pair{"bm", &updated.bm}, std::pair{"bn", &updated.bn}})
+    if (Status s = getShapeInt(shape, key, 1, 256, *value); !s)
+      return s;
+  std::string error = validateGemmConfig(updated);
+  if (!error.empty())
+    return Status::error("gemm: " + error);
+  config = updated;
+  return Status::ok();
+}
+
+std::string GemmProblem::describe() const {
+  return "m=" + str(config.m) + " n=" + str(config.n) + " k=" + str(config.k) +
+         " bm=" + str(config.bm) + " bn=" + str(config.bn);
+}
+
+Status GemmProblem::prepare(runtime::Device &device, uint64_t seed,
+                            const runtime::KernelInfo &kernel,
+                            runtime::KernelArgs &args, unsigned grid[3]) {
+  // Before generating: a wrong kernel should not cost seconds of CPU time.
+  if (Status s = checkGemmKernel(kernel, config); !s)
+    return s;
+  this->seed = seed;
+  inputs = generateGemmInputs(config, seed);
+  entries.clear();
+  reference.clear();
+  Status s = upload(device, inputs->a, a);
+  if (s)
+    s = upload(device, inputs->b, b);
+  if (s)
+    s = device.allocate(config.m * config.n * sizeof(uint16_t), c);
+  if (!s)
+    return s;
+  args.clear();
+  args.addTensorMap(a.address(), {config.m, config.k});
+  args.addTensorMap(b.address(), {config.k, config.n});
+  args.addMemRef(c.address(), {config.m, config.n});
+  args.addIndex(config.k);
+  grid[0] = static_cast<unsigned>(config.n / config.bn);
+  grid[1] = static_cast<unsigned>(config.m / config.bm);
+  grid[2] = 1;
+  return args.check(kernel);
+}
+
+Status GemmProblem::poisonOutputs(runtime::Device &device) {
+  // 0xFFFF is a NaN in bf16, which no correct kernel writes.
+  return device.fill(c, 0xFF);
+}
+
+Status GemmProblem::check(runtime::Device &device, CheckResult &result) {
+  if (!inputs)
+    return Status::error("gemm: check before prepare");
+  std::vector<uint16_t> output(config.m * config.n);
+  if (Status s =
+          device.download(output.data(), c, output.size() * sizeof(uint16_t));
+      !s)
+    return s;
+  if (entries.empty()) {
+    entries = sampleGemmEntries(config, seed, kSampledEntries);
+    reference = computeGemmReference(*inputs, entries);
+  }
+  GemmTolerance tolerance = getGemmTolerance(config.k);
+  GemmReport report = compareGemm(entries, reference, output, tolerance);
+  result.passed = report.passed();
+  result.summary = report.summary(config);
+  result.metrics.clear();
+  result.metrics["compared"] = double(report.compared);
+  result.metrics["mismatches"] = double(report.mismatches);
+  result.metrics["max_abs_err"] = report.maxAbsError;
+  result.metrics["max_rel_err"] = report.maxRelError;
+  result.metrics["tolerance_rel"] = tolerance.rel;
+  result.metrics["tolerance_abs"] = tolerance.abs;
+  result.metrics["nans"] = double(report.nans);
+  return Status::ok();
+}
+
+double GemmProblem::bytesMoved() const {
+  return 2.0 * (double(config.m) * config.k + double(config.k) * config.n +
+                double(config.m) * config.n);
+}
+
+double GemmProblem::flops() const {
+  return 2.0 * double(config.m) * config.n * config.k;
+}
+
+std::unique_ptr<Problem> run::createGemmProblem() {
+  return std::make_unique<GemmProblem>();
+}

@@ -1,0 +1,119 @@
+//===- GemmProblemTest.cpp - The gemm problem without a GPU ---------------===//
+
+#include "GemmProblem.h"
+
+#include "gtest/gtest.h"
+
+using namespace tle;
+using namespace tle::run;
+
+namespace {
+
+TEST(GemmProblem, Defaults) {
+  std::unique_ptr<Problem> problem = createProblem("gemm");
+  ASSERT_TRUE(problem);
+  ASSERT_TRUE(problem->configure({}));
+  EXPECT_EQ(problem->describe(), "m=8192 n=8192 k=8192 bm=128 bn=256");
+  EXPECT_EQ(problem->flops(), 2.0 * 8192 * 8192 * 8192);
+  EXPECT_EQ(problem->bytesMoved(), 2.0 * 3 * 8192 * 8192);
+}
+
+TEST(GemmProblem, Shape) {
+  std::unique_ptr<Problem> problem = createProblem("gemm");
+  ASSERT_TRUE(problem->configure(
+      {{"m", "256"}, {"n", "512"}, {"k", "128"}, {"bm", "64"}, {"bn", "128"}}));
+  EXPECT_EQ(problem->describe(), "m=256 n=512 k=128 bm=64 bn=128");
+  EXPECT_EQ(problem->flops(), 2.0 * 256 * 512 * 128);
+  EXPECT_EQ(problem->bytesMoved(), 2.0 * (256 * 128 + 128 * 512 + 256 * 512));
+}
+
+TEST(GemmProblem, BadShapes) {
+  std::unique_ptr<Problem> problem = createProblem("gemm");
+  EXPECT_EQ(problem->configure({{"ctas", "1"}}).message,
+            "problem 'gemm' has no shape key 'ctas' (it has m, n, k, bm, bn)");
+  EXPECT_EQ(problem->configure({{"m", "1000"}}).message,
+            "gemm: m = 1000 must be a multiple of bm = 128");
+  EXPECT_EQ(problem->configure({{"n", "4096"}, {"bn", "96"}}).message,
+            "gemm: n = 4096 must be a multiple of bn = 96");
+  EXPECT_EQ(problem->configure({{"k", "100"}}).message,
+            "gemm: k = 100 must be a multiple of the K step = 64");
+  EXPECT_EQ(problem->configure({{"bm", "512"}}).message,
+            "shape key 'bm' must be an integer from 1 to 256, not '512'");
+  EXPECT_FALSE(problem->configure({{"m", "0"}}));
+  // A rejected shape leaves the last good one.
+  EXPECT_EQ(problem->describe(), "m=8192 n=8192 k=8192 bm=128 bn=256");
+}
+
+runtime::KernelInfo gemmKernel(const std::string &a = "128x64",
+                               const std::string &b = "64x64") {
+  runtime::KernelInfo kernel;
+  kernel.name = "gemm";
+  kernel.signature = {"!tle.tensor_map<" + a + "xbf16, swizzle = 128>",
+                      "!tle.tensor_map<" + b + "xbf16, swizzle = 128>",
+                      "memref<?x?xbf16>", "index"};
+  return kernel;
+}
+
+std::string kernelError(const runtime::KernelInfo &kernel,
+                        const problems::GemmConfig &config = {}) {
+  runtime::Status status = checkGemmKernel(kernel, config);
+  EXPECT_FALSE(status);
+  return status.message;
+}
+
+TEST(GemmProblem, Kernel) {
+  EXPECT_TRUE(checkGemmKernel(gemmKernel(), {}));
+  problems::GemmConfig config;
+  config.bm = 64;
+  config.bn = 128;
+  EXPECT_TRUE(checkGemmKernel(gemmKernel("64x32", "32x64"), config));
+}
+
+TEST(GemmProblem, KernelBoxes) {
+  EXPECT_EQ(kernelError(gemmKernel("64x64")),
+            "gemm: kernel 'gemm': A's box is 64x64 (rows x K step), so its "
+            "rows must be bm = 128; this kernel is built for bm = 64");
+  EXPECT_EQ(kernelError(gemmKernel("128x64", "32x64")),
+            "gemm: kernel 'gemm': B's box is 32x64 (K step x columns); its "
+            "rows must be A's K step 64");
+  problems::GemmConfig config;
+  config.bn = 96;
+  config.n = 96 * 64;
+  EXPECT_EQ(kernelError(gemmKernel(), config),
+            "gemm: kernel 'gemm': B's box has 64 columns, which must divide "
+            "bn = 96");
+  config = {};
+  config.k = 64 * 3;
+  EXPECT_EQ(kernelError(gemmKernel("128x128", "128x64"), config),
+            "gemm: kernel 'gemm': k = 192 must be a multiple of the kernel's "
+            "K step 128");
+}
+
+TEST(GemmProblem, KernelArguments) {
+  runtime::KernelInfo kernel = gemmKernel();
+  kernel.signature.pop_back();
+  EXPECT_NE(kernelError(kernel).find("takes 3 arguments; GEMM passes 4"),
+            std::string::npos);
+  kernel = gemmKernel();
+  kernel.signature[0] = "memref<?x?xbf16>";
+  EXPECT_NE(kernelError(kernel).find("gemm: kernel 'gemm': argument 0 (A): "
+                                     "'memref<?x?xbf16>' is not a tensor map "
+                                     "type"),
+            std::string::npos);
+  kernel = gemmKernel();
+  kernel.signature[1] = "!tle.tensor_map<64x64xf16, swizzle = 128>";
+  EXPECT_EQ(kernelError(kernel),
+            "gemm: kernel 'gemm': argument 1 (B) is "
+            "!tle.tensor_map<64x64xf16, swizzle = 128>; it must have a 2-d "
+            "box of bf16");
+  kernel = gemmKernel();
+  kernel.signature[2] = "memref<?x?xf32>";
+  EXPECT_EQ(kernelError(kernel), "gemm: kernel 'gemm': argument 2 (C) is "
+                                 "memref<?x?xf32>, expected memref<?x?xbf16>");
+  kernel = gemmKernel();
+  kernel.signature[3] = "i32";
+  EXPECT_EQ(kernelError(kernel),
+            "gemm: kernel 'gemm': argument 3 (K) is i32, expected index");
+}
+
+} // namespace

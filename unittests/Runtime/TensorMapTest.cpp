@@ -1,0 +1,352 @@
+//===- TensorMapTest.cpp - Tensor map arguments without a driver ----------===//
+//
+// Everything up to the call of cuTensorMapEncodeTiled: the type, the rules
+// its arguments must meet, the arguments themselves and where the
+// descriptor is packed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TensorMap.h"
+
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace tle::runtime;
+using detail::TensorMapEncoding;
+
+namespace {
+
+const char *kA = "!tle.tensor_map<128x64xbf16, swizzle = 128>";
+
+TensorMapTypeInfo parsed(const std::string &type) {
+  TensorMapTypeInfo info;
+  Status status = parseTensorMapType(type, info);
+  EXPECT_TRUE(status) << status.message;
+  return info;
+}
+
+std::string parseError(const std::string &type) {
+  TensorMapTypeInfo info;
+  Status status = parseTensorMapType(type, info);
+  EXPECT_FALSE(status) << "accepted " << type;
+  return status.message;
+}
+
+TEST(TensorMapType, Parses) {
+  TensorMapTypeInfo a = parsed(kA);
+  EXPECT_EQ(a.box, (std::vector<int64_t>{128, 64}));
+  EXPECT_EQ(a.elementType, "bf16");
+  EXPECT_EQ(a.elementBytes, 2);
+  EXPECT_EQ(a.swizzle, 128);
+  TensorMapTypeInfo b = parsed("!tle.tensor_map<4x8x16xf32,swizzle=0>");
+  EXPECT_EQ(b.box, (std::vector<int64_t>{4, 8, 16}));
+  EXPECT_EQ(b.elementBytes, 4);
+  EXPECT_EQ(b.swizzle, 0);
+  EXPECT_EQ(parsed("!tle.tensor_map<64xi8, swizzle = 64>").elementBytes, 1);
+  EXPECT_EQ(parsed("!tle.tensor_map<8x32xf16, swizzle = 32>").swizzle, 32);
+  EXPECT_EQ(parsed("!tle.tensor_map<2x2xi32, swizzle = 0>").elementType, "i32");
+  EXPECT_TRUE(isTensorMapType(kA));
+  EXPECT_FALSE(isTensorMapType("memref<?x?xbf16>"));
+}
+
+TEST(TensorMapType, Rejects) {
+  EXPECT_EQ(parseError("memref<128x64xbf16>"),
+            "'memref<128x64xbf16>' is not a tensor map type: it is not "
+            "'!tle.tensor_map<...>' (expected e.g. "
+            "'!tle.tensor_map<128x64xbf16, swizzle = 128>')");
+  EXPECT_NE(parseError("!tle.tensor_map<128x64xbf16>")
+                .find("it has no "
+                      "swizzle"),
+            std::string::npos);
+  EXPECT_NE(parseError("!tle.tensor_map<128x64xbf16, swizzle = 96>")
+                .find("the swizzle must be 0, 32, 64 or 128 (bytes), not "
+                      "'96'"),
+            std::string::npos);
+  EXPECT_NE(parseError("!tle.tensor_map<128x64xbf16, swizle = 128>")
+                .find("'swizle=128' is not 'swizzle = N'"),
+            std::string::npos);
+  EXPECT_NE(parseError("!tle.tensor_map<128x64xf8, swizzle = 128>")
+                .find("the element type 'f8' is none of i8, f8E4M3FN"),
+            std::string::npos);
+  EXPECT_NE(
+      parseError("!tle.tensor_map<bf16, swizzle = 128>").find("it has no box"),
+      std::string::npos);
+  for (const char *bad : {"!tle.tensor_map<?x64xbf16, swizzle = 128>",
+                          "!tle.tensor_map<0x64xbf16, swizzle = 128>",
+                          "!tle.tensor_map<128x64xbf16, swizzle = 128, x = 1>",
+                          "!tle.tensor_map<128x64xbf16, swizzle = 128"})
+    parseError(bad);
+}
+
+TensorMapEncoding encoded(const std::string &type, uint64_t address,
+                          const std::vector<int64_t> &sizes,
+                          const std::vector<int64_t> &strides) {
+  TensorMapEncoding encoding;
+  Status status = detail::buildTensorMapEncoding(parsed(type), address, sizes,
+                                                 strides, encoding);
+  EXPECT_TRUE(status) << status.message;
+  return encoding;
+}
+
+std::string encodingError(const std::string &type, uint64_t address,
+                          const std::vector<int64_t> &sizes,
+                          const std::vector<int64_t> &strides) {
+  TensorMapEncoding encoding;
+  Status status = detail::buildTensorMapEncoding(parsed(type), address, sizes,
+                                                 strides, encoding);
+  EXPECT_FALSE(status);
+  return status.message;
+}
+
+TEST(TensorMapEncoding, InnermostFirst) {
+  // A [M, K] = [8192, 4096] bf16 matrix whose rows are padded to 4160.
+  TensorMapEncoding e = encoded(kA, 0x7f0000000000, {8192, 4096}, {4160, 1});
+  EXPECT_EQ(e.dataType, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+  EXPECT_EQ(e.rank, 2u);
+  EXPECT_EQ(e.address, 0x7f0000000000u);
+  EXPECT_EQ(e.globalDim[0], 4096u);
+  EXPECT_EQ(e.globalDim[1], 8192u);
+  EXPECT_EQ(e.globalStrides[0], 4160u * 2);
+  EXPECT_EQ(e.boxDim[0], 64u);
+  EXPECT_EQ(e.boxDim[1], 128u);
+  EXPECT_EQ(e.elementStrides[0], 1u);
+  EXPECT_EQ(e.elementStrides[1], 1u);
+  EXPECT_EQ(e.interleave, CU_TENSOR_MAP_INTERLEAVE_NONE);
+  EXPECT_EQ(e.swizzle, CU_TENSOR_MAP_SWIZZLE_128B);
+  EXPECT_EQ(e.l2Promotion, CU_TENSOR_MAP_L2_PROMOTION_L2_256B);
+  EXPECT_EQ(e.oobFill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+}
+
+TEST(TensorMapEncoding, TypesAndSwizzles) {
+  TensorMapEncoding e = encoded("!tle.tensor_map<2x4x8xf32, swizzle = 32>",
+                                0x1000, {3, 5, 8}, {80, 16, 1});
+  EXPECT_EQ(e.dataType, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+  EXPECT_EQ(e.swizzle, CU_TENSOR_MAP_SWIZZLE_32B);
+  EXPECT_EQ(e.rank, 3u);
+  EXPECT_EQ(e.globalDim[2], 3u);
+  EXPECT_EQ(e.globalStrides[0], 64u);
+  EXPECT_EQ(e.globalStrides[1], 320u);
+  EXPECT_EQ(e.boxDim[2], 2u);
+  EXPECT_EQ(
+      encoded("!tle.tensor_map<16x32xf16, swizzle = 64>", 0, {16, 32}, {32, 1})
+          .swizzle,
+      CU_TENSOR_MAP_SWIZZLE_64B);
+  EXPECT_EQ(
+      encoded("!tle.tensor_map<16xi32, swizzle = 0>", 0, {100}, {1}).dataType,
+      CU_TENSOR_MAP_DATA_TYPE_INT32);
+  EXPECT_EQ(
+      encoded("!tle.tensor_map<16xi8, swizzle = 0>", 0, {100}, {1}).dataType,
+      CU_TENSOR_MAP_DATA_TYPE_UINT8);
+}
+
+TEST(TensorMapEncoding, Rules) {
+  EXPECT_EQ(encodingError(kA, 0x1000, {64, 64, 64}, {4096, 64, 1}),
+            "the box has rank 2, the tensor passed has rank 3");
+  EXPECT_EQ(encodingError(kA, 0x1000, {256, 256}, {256}),
+            "the tensor passed has 2 sizes but 1 strides");
+  EXPECT_EQ(encodingError(kA, 0x1008, {256, 256}, {256, 1}),
+            "the tensor's address 0x1008 is not 16-byte aligned");
+  EXPECT_EQ(encodingError(kA, 0x1000, {256, 0}, {256, 1}),
+            "the tensor's size in dimension 1 is 0; each must be 1 to 2^32");
+  EXPECT_EQ(encodingError(kA, 0x1000, {256, 100}, {100, 1}),
+            "the tensor's stride in dimension 0 is 100 elements = 200 bytes; "
+            "TMA needs a multiple of 16 bytes");
+  EXPECT_EQ(encodingError(kA, 0x1000, {256, 256}, {1, 256}),
+            "the tensor's innermost dimension must be contiguous (stride 1), "
+            "not stride 256");
+  EXPECT_EQ(encodingError(kA, 0x1000, {256, 256}, {-256, 1}),
+            "the tensor's stride in dimension 0 is -256 elements; each must "
+            "be positive and under 2^40 bytes");
+  EXPECT_EQ(encodingError("!tle.tensor_map<128x128xbf16, swizzle = 128>",
+                          0x1000, {256, 256}, {256, 1}),
+            "the box's innermost dimension spans 256 bytes, more than the "
+            "128-byte swizzle span");
+  EXPECT_EQ(encodingError("!tle.tensor_map<8x4xbf16, swizzle = 0>", 0x1000,
+                          {256, 256}, {256, 1}),
+            "the box's innermost dimension spans 8 bytes; it must be a "
+            "multiple of 16");
+  EXPECT_EQ(encodingError("!tle.tensor_map<512x64xbf16, swizzle = 128>", 0x1000,
+                          {1024, 256}, {256, 1}),
+            "box dimension 0 is 512; each must be 1 to 256");
+  EXPECT_EQ(encodingError("!tle.tensor_map<1x1x1x1x1x8xbf16, swizzle = 0>",
+                          0x1000, {1, 1, 1, 1, 1, 8}, {8, 8, 8, 8, 8, 1}),
+            "a tensor map has 1 to 5 dimensions, the box has 6");
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor maps in KernelArgs
+//===----------------------------------------------------------------------===//
+
+/// The GEMM kernel of tle-run's gemm problem.
+KernelInfo gemmKernel() {
+  KernelInfo kernel;
+  kernel.name = "gemm";
+  kernel.params = {"tensor_map", "tensor_map", "ptr", "ptr", "i64",
+                   "i64",        "i64",        "i64", "i64", "i64"};
+  kernel.signature = {kA, "!tle.tensor_map<64x64xbf16, swizzle = 128>",
+                      "memref<?x?xbf16>", "index"};
+  return kernel;
+}
+
+/// A [512, 256], B [256, 1024] and C [512, 1024], in device memory.
+struct Operand {
+  uint64_t address;
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides = {};
+};
+const Operand kOperandA{0x10000, {512, 256}}, kOperandB{0x20000, {256, 1024}},
+    kOperandC{0x30000, {512, 1024}};
+
+/// The GEMM kernel's arguments, A, B and C each passed as a tensor map
+/// ('t') or a memref ('m') as `kinds` says.
+KernelArgs gemmArgs(const std::string &kinds = "ttm",
+                    const std::vector<Operand> &operands = {
+                        kOperandA, kOperandB, kOperandC}) {
+  KernelArgs args;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    const Operand &operand = operands[i];
+    if (kinds[i] == 't')
+      args.addTensorMap(operand.address, operand.sizes, operand.strides);
+    else
+      args.addMemRef(operand.address, operand.sizes, operand.strides);
+  }
+  args.addIndex(256);
+  return args;
+}
+
+std::string checkError(const KernelArgs &args, const KernelInfo &kernel) {
+  Status status = args.check(kernel);
+  EXPECT_FALSE(status) << "accepted " << args.describe();
+  return status.message;
+}
+
+TEST(TensorMapArgs, Checks) {
+  KernelArgs args = gemmArgs();
+  Status status = args.check(gemmKernel());
+  EXPECT_TRUE(status) << status.message;
+  EXPECT_EQ(args.describe(), "tensor_map, tensor_map, ptr, ptr, i64, i64, "
+                             "i64, i64, i64, i64");
+}
+
+TEST(TensorMapArgs, WrongKind) {
+  EXPECT_EQ(checkError(gemmArgs("mtm"), gemmKernel()),
+            "kernel 'gemm': argument 0 (" + std::string(kA) +
+                ") was passed as memref");
+  EXPECT_EQ(checkError(gemmArgs("ttt"), gemmKernel()),
+            "kernel 'gemm': argument 2 (memref<?x?xbf16>) was passed as "
+            "tensor_map");
+}
+
+TEST(TensorMapArgs, WrongRank) {
+  EXPECT_EQ(checkError(
+                gemmArgs("ttm", {{0x10000, {512 * 256}}, kOperandB, kOperandC}),
+                gemmKernel()),
+            "kernel 'gemm': argument 0 (" + std::string(kA) +
+                "): the box has rank 2, the tensor passed has rank 1");
+}
+
+TEST(TensorMapArgs, BadStrides) {
+  Operand paddedB = kOperandB;
+  paddedB.strides = {1028, 1};
+  EXPECT_EQ(checkError(gemmArgs("ttm", {kOperandA, paddedB, kOperandC}),
+                       gemmKernel()),
+            "kernel 'gemm': argument 1 (!tle.tensor_map<64x64xbf16, swizzle "
+            "= 128>): the tensor's stride in dimension 0 is 1028 elements = "
+            "2056 bytes; TMA needs a multiple of 16 bytes");
+}
+
+TEST(TensorMapArgs, BadSignatureType) {
+  KernelInfo kernel = gemmKernel();
+  kernel.signature[0] = "!tle.tensor_map<128x64xbf16, swizzle = 16>";
+  KernelArgs args = gemmArgs();
+  EXPECT_NE(checkError(args, kernel)
+                .find("the swizzle must be 0, 32, 64 or "
+                      "128 (bytes), not '16'"),
+            std::string::npos);
+}
+
+TEST(TensorMapArgs, PtrParamsOfOlderMetadata) {
+  KernelInfo kernel = gemmKernel();
+  kernel.params[0] = kernel.params[1] = "ptr";
+  KernelArgs args = gemmArgs();
+  EXPECT_TRUE(args.check(kernel));
+  // Without a signature a tensor map has no box to be encoded with.
+  kernel.signature.clear();
+  EXPECT_EQ(checkError(args, kernel),
+            "kernel 'gemm' has no signature in its metadata, which a tensor "
+            "map argument needs (for its box, element type and swizzle)");
+}
+
+TEST(TensorMapArgs, PackingLayout) {
+  KernelArgs args;
+  args.addI32(7);
+  args.addTensorMap(kOperandA.address, kOperandA.sizes);
+  args.addTensorMap(kOperandB.address, kOperandB.sizes);
+  args.addMemRef(kOperandC.address, kOperandC.sizes);
+  args.addIndex(256);
+  args.addF32(2.5f);
+  std::vector<void *> pointers = args.pointers();
+  ASSERT_EQ(pointers.size(), 12u);
+  auto at = [&](size_t i) { return reinterpret_cast<uintptr_t>(pointers[i]); };
+  // Each descriptor is 128 bytes at a 64-byte (here 128-byte) boundary,
+  // whatever comes before it; everything else keeps its own alignment.
+  EXPECT_EQ(at(1) % 64, 0u);
+  EXPECT_EQ(at(2) % 64, 0u);
+  EXPECT_EQ(at(2) - at(1), 128u);
+  EXPECT_GE(at(1) - at(0), sizeof(int32_t));
+  EXPECT_GE(at(3) - at(2), 128u);
+  for (size_t i = 3; i < 11; ++i)
+    EXPECT_EQ(at(i) % 8, 0u);
+  const unsigned char *map = static_cast<unsigned char *>(pointers[1]);
+  for (int i = 0; i < 128; ++i)
+    EXPECT_EQ(map[i], 0) << "byte " << i << " of an unencoded descriptor";
+  int32_t first;
+  std::memcpy(&first, pointers[0], sizeof(first));
+  EXPECT_EQ(first, 7);
+  uint64_t address;
+  std::memcpy(&address, pointers[3], sizeof(address));
+  EXPECT_EQ(address, 0x30000u);
+  float last;
+  std::memcpy(&last, pointers[11], sizeof(last));
+  EXPECT_EQ(last, 2.5f);
+}
+
+TEST(TensorMapArgs, EncodesIntoTheParameters) {
+  KernelArgs args = gemmArgs();
+  std::vector<std::pair<TensorMapEncoding, void *>> calls;
+  Status status = args.encodeTensorMaps(
+      gemmKernel(), [&](const TensorMapEncoding &encoding, void *descriptor) {
+        calls.push_back({encoding, descriptor});
+        std::memset(descriptor, 0xAB, 128);
+        return Status::ok();
+      });
+  ASSERT_TRUE(status) << status.message;
+  std::vector<void *> pointers = args.pointers();
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].second, pointers[0]);
+  EXPECT_EQ(calls[1].second, pointers[1]);
+  EXPECT_EQ(calls[0].first.address, 0x10000u);
+  EXPECT_EQ(calls[0].first.boxDim[1], 128u);
+  EXPECT_EQ(calls[1].first.globalDim[0], 1024u);
+  EXPECT_EQ(calls[1].first.globalStrides[0], 2048u);
+  EXPECT_EQ(static_cast<unsigned char *>(pointers[1])[127], 0xAB);
+  // The memref after the descriptors is intact.
+  uint64_t address;
+  std::memcpy(&address, pointers[2], sizeof(address));
+  EXPECT_EQ(address, 0x30000u);
+}
+
+TEST(TensorMapArgs, EncoderFailure) {
+  KernelArgs args = gemmArgs();
+  Status status = args.encodeTensorMaps(
+      gemmKernel(), [](const TensorMapEncoding &, void *) {
+        return Status::error("cuTensorMapEncodeTiled failed: "
+                             "CUDA_ERROR_INVALID_VALUE");
+      });
+  EXPECT_EQ(status.message,
+            "kernel 'gemm': argument 0 (" + std::string(kA) +
+                "): cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE");
+}
+
+} // namespace

@@ -71,12 +71,16 @@ func.func @gemm(%a: !tle.tensor_map<128x64xbf16, swizzle = 128>,
       %d = tle.wgmma %at, %bt, %acc
           : memref<128x64xbf16, #sw>, memref<64x256xbf16, #sw>,
             tensor<128x256xf32, #acc>
-      %done = tle.wgmma_wait %d pending(0) : tensor<128x256xf32, #acc>
+      // The multiply still reads the slot: the compiler makes the release
+      // take effect when a wgmma_wait retires it, here in the next
+      // iteration, so this multiply overlaps the next wait.
       tle.release %ab[%i : index] reader "mma"
-      scf.yield %done : tensor<128x256xf32, #acc>
+      %issued = tle.wgmma_wait %d pending(1) : tensor<128x256xf32, #acc>
+      scf.yield %issued : tensor<128x256xf32, #acc>
     }
+    %done = tle.wgmma_wait %sum pending(0) : tensor<128x256xf32, #acc>
     // Epilogue: round to bf16 and store this warp group's rows of C.
-    %out = arith.truncf %sum : tensor<128x256xf32, #acc> to tensor<128x256xbf16, #acc>
+    %out = arith.truncf %done : tensor<128x256xf32, #acc> to tensor<128x256xbf16, #acc>
     tle.store %out, %c[%m0, %n0] : tensor<128x256xbf16, #acc>, memref<?x?xbf16>
     tle.warp_yield
   }

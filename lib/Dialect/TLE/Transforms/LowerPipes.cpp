@@ -14,9 +14,11 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "tle-lower-pipes"
 
@@ -76,7 +78,9 @@ private:
   void bindTMALoads(AcquireOp acquire, Operation *commit, Value fullArray);
   void lowerCommit(CommitOp op, PipeBarriers &barriers);
   void lowerWait(WaitOp op, PipeBarriers &barriers);
-  void lowerRelease(ReleaseOp op, PipeBarriers &barriers);
+  LogicalResult lowerRelease(ReleaseOp op, PipeBarriers &barriers);
+  /// The free-barrier arrives of `op`'s reader on `slot`.
+  void arriveFree(ReleaseOp op, PipeBarriers &barriers, Value slot);
 
   /// `tle.slot` views of `fields` of the pipe at the op's slot.
   SmallVector<Value> createSlotViews(PipeLifecycleOpInterface op,
@@ -126,10 +130,12 @@ void PipeLowering::createBarriers() {
   for (auto &[op, barriers] : pipes) {
     PipeOp pipe = barriers.pipe;
     b.setInsertionPointAfter(pipe);
-    auto fieldType = cast<MemRefType>(pipe.getBuffers()[0].getType());
-    auto arrayType = MemRefType::get(
-        {pipe.getCapacityAttr().getInt()}, b.getI64Type(),
-        MemRefLayoutAttrInterface(), fieldType.getMemorySpace());
+    // Barriers are plain shared memory whatever layout the fields use.
+    auto arrayType =
+        MemRefType::get({pipe.getCapacityAttr().getInt()}, b.getI64Type(),
+                        MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup));
     auto createArray = [&](BarrierAttr barrier) -> Value {
       std::string name =
           (pipe.getName() + "." + stringifyBarrierKind(barrier.getKind()))
@@ -330,22 +336,120 @@ void PipeLowering::lowerWait(WaitOp op, PipeBarriers &barriers) {
   op->erase();
 }
 
-void PipeLowering::lowerRelease(ReleaseOp op, PipeBarriers &barriers) {
-  b.setInsertionPoint(op);
+void PipeLowering::arriveFree(ReleaseOp op, PipeBarriers &barriers,
+                              Value slot) {
   for (auto [i, array] : llvm::enumerate(barriers.freeArrays))
     if (barriers.isReadBy(i, op.getReader()))
-      arrive(op.getLoc(), array, op.getSlot(),
+      arrive(op.getLoc(), array, slot,
              barriers.free[i].getArrive() == ArriveKind::Elected);
+}
+
+/// Whether `wgmma` reads shared memory of a slot of `pipe`.
+static bool readsSlotOf(WgmmaOp wgmma, PipeOp pipe) {
+  return llvm::any_of(wgmma->getOperands(), [&](Value operand) {
+    while (auto view = operand.getDefiningOp<ViewLikeOpInterface>())
+      operand = view.getViewSource();
+    auto slot = operand.getDefiningOp<SlotOp>();
+    return slot && llvm::is_contained(pipe.getBuffers(), slot.getBuffer());
+  });
+}
+
+/// The first tle.wgmma_wait in [begin, end) that retires a multiply after
+/// which `issued` more were issued, counting the multiplies it passes.
+static WgmmaWaitOp findRetiringWait(Block::iterator begin, Block::iterator end,
+                                    int64_t &issued) {
+  for (Operation &op : llvm::make_range(begin, end)) {
+    if (isa<WgmmaOp>(op))
+      ++issued;
+    if (auto wait = dyn_cast<WgmmaWaitOp>(op);
+        wait && wait.getPending() <= issued)
+      return wait;
+  }
+  return nullptr;
+}
+
+LogicalResult PipeLowering::lowerRelease(ReleaseOp op, PipeBarriers &barriers) {
+  Block *block = op->getBlock();
+  WgmmaOp reader;
+  for (Operation *prev = op->getPrevNode(); prev && !reader;
+       prev = prev->getPrevNode())
+    if (auto wgmma = dyn_cast<WgmmaOp>(prev);
+        wgmma && readsSlotOf(wgmma, barriers.pipe))
+      reader = wgmma;
+  int64_t issued = 0;
+  if (!reader || findRetiringWait(std::next(reader->getIterator()),
+                                  op->getIterator(), issued)) {
+    b.setInsertionPoint(op);
+    arriveFree(op, barriers, op.getSlot());
+    op->erase();
+    return success();
+  }
+  // A tle.wgmma still reads the slot: the release takes effect once a
+  // tle.wgmma_wait retires that multiply, later in this iteration...
+  if (WgmmaWaitOp wait = findRetiringWait(std::next(op->getIterator()),
+                                          block->end(), issued)) {
+    b.setInsertionPointAfter(wait);
+    arriveFree(op, barriers, op.getSlot());
+    op->erase();
+    return success();
+  }
+  // ...or in the next one, and after the loop for the last iteration: the
+  // loop carries the slot to release and whether one is pending.
+  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+  int64_t issuedInNext = issued, issuedAfter = issued;
+  WgmmaWaitOp nextWait =
+      loop ? findRetiringWait(block->begin(), block->end(), issuedInNext)
+           : nullptr;
+  WgmmaWaitOp lastWait =
+      loop ? findRetiringWait(std::next(loop->getIterator()),
+                              loop->getBlock()->end(), issuedAfter)
+           : nullptr;
+  if (!nextWait || !lastWait)
+    return op.emitOpError("of pipe '")
+           << barriers.pipe.getName() << "': reader '" << op.getReader()
+           << "' releases a slot that a tle.wgmma is still reading, and no "
+              "tle.wgmma_wait retires that multiply later (in this "
+              "iteration, the next one and after the loop)";
+  LLVM_DEBUG(llvm::dbgs() << "deferring " << op << " to " << nextWait << " and "
+                          << lastWait << "\n");
+  Location loc = op.getLoc();
+  IRRewriter rewriter(op.getContext());
+  rewriter.setInsertionPoint(loop);
+  Value none = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value pendingInit = arith::ConstantIntOp::create(rewriter, loc, 0, 1);
+  Value pendingNext = arith::ConstantIntOp::create(rewriter, loc, 1, 1);
+  Value slot = op.getSlot();
+  FailureOr<LoopLikeOpInterface> carried = loop.replaceWithAdditionalYields(
+      rewriter, {none, pendingInit}, /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+        return SmallVector<Value>{slot, pendingNext};
+      });
+  if (failed(carried))
+    return op.emitOpError("cannot carry the deferred release through its loop");
+  auto newLoop = cast<scf::ForOp>(carried->getOperation());
+  auto arriveIf = [&](Operation *after, Value pending, Value pendingSlot) {
+    b.setInsertionPointAfter(after);
+    auto guard = scf::IfOp::create(b, loc, pending);
+    b.setInsertionPointToStart(guard.thenBlock());
+    arriveFree(op, barriers, pendingSlot);
+  };
+  unsigned n = newLoop.getNumRegionIterArgs();
+  arriveIf(nextWait, newLoop.getRegionIterArgs()[n - 1],
+           newLoop.getRegionIterArgs()[n - 2]);
+  unsigned r = newLoop.getNumResults();
+  arriveIf(lastWait, newLoop.getResult(r - 1), newLoop.getResult(r - 2));
   op->erase();
+  return success();
 }
 
 LogicalResult PipeLowering::lower(PipeLifecycleOpInterface op) {
   PipeBarriers &barriers = pipes[op.getPipeOp()];
+  if (auto release = dyn_cast<ReleaseOp>(op.getOperation()))
+    return lowerRelease(release, barriers);
   llvm::TypeSwitch<Operation *, void>(op.getOperation())
       .Case([&](AcquireOp acquire) { lowerAcquire(acquire, barriers); })
       .Case([&](CommitOp commit) { lowerCommit(commit, barriers); })
-      .Case([&](WaitOp wait) { lowerWait(wait, barriers); })
-      .Case([&](ReleaseOp release) { lowerRelease(release, barriers); });
+      .Case([&](WaitOp wait) { lowerWait(wait, barriers); });
   return success();
 }
 

@@ -149,8 +149,8 @@ func.func @fence_for_tensor_cores(%n: index, %x: vector<8xbf16>, %d: !nvgpu.tens
 // cp.async data read by the tensor cores: one .noinc arrive per writer
 // thread, and the reader fences after its wait.
 // CHECK-LABEL: func.func @cp_async
-// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"} : memref<3xi64, 3>
-// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "kv.free"} : memref<3xi64, 3>
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"} : memref<3xi64, #gpu.address_space<workgroup>>
+// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "kv.free"} : memref<3xi64, #gpu.address_space<workgroup>>
 // CHECK: default "mma"
 // CHECK: tle.mbarrier_wait %[[FULL]]
 // CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
@@ -239,7 +239,7 @@ func.func @tma(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %n: index) {
 // CHECK-LABEL: func.func @one_shot
 // CHECK-DAG: %[[FALSE:.*]] = arith.constant false
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
-// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "q.full"} : memref<1xi64, 3>
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "q.full"} : memref<1xi64, #gpu.address_space<workgroup>>
 // CHECK-NOT: q.free
 // CHECK: tle.mbarrier_init %[[FULL]][%{{.*}}] count 128
 // CHECK: default "left"
@@ -263,6 +263,56 @@ func.func @one_shot(%x: f32) {
   partition "load" warps(4) {
     memref.store %x, %q[%c0, %c0] : memref<1x64xf32, 3>
     tle.commit %qp
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A release whose slot a tle.wgmma still reads takes effect when a
+// tle.wgmma_wait retires that multiply: with pending(1) that is the wait of
+// the next iteration, so the loop carries the slot to free and whether one
+// is pending; the last one is freed after the wait that drains the loop.
+// CHECK-LABEL: func.func @release_after_wgmma
+// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "ab.free"}
+// CHECK: default "mma"
+// CHECK: %[[R:.*]]:5 = scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %[[PREV:.*]] = %{{.*}}, %[[PENDING:.*]] = %false
+// CHECK: %[[D:.*]] = tle.wgmma
+// CHECK-NEXT: %[[W:.*]] = tle.wgmma_wait %[[D]] pending(1)
+// CHECK-NEXT: scf.if %[[PENDING]] {
+// CHECK-NEXT: tle.mbarrier_arrive %[[FREE]][%[[PREV]]] plain
+// CHECK-NEXT: }
+// CHECK: scf.yield %[[W]], %{{.*}}, %{{.*}}, %[[SLOT]], %true
+// CHECK: tle.wgmma_wait %[[R]]#0 pending(0)
+// CHECK-NEXT: scf.if %[[R]]#4 {
+// CHECK-NEXT: tle.mbarrier_arrive %[[FREE]][%[[R]]#3] plain
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @release_after_wgmma(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = tle.shared_alloc : memref<2x64x64xbf16, #sw>
+  %ab = tle.pipe "ab" capacity 2 fields(t = %buf : memref<2x64x64xbf16, #sw>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<64x64xf32, #acc> {
+      %t = tle.wait %ab[%i : index] reader "mma" -> memref<64x64xbf16, #sw>
+      %d = tle.wgmma %t, %t, %acc transpose_b : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      tle.release %ab[%i : index] reader "mma"
+      %w = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+      scf.yield %w : tensor<64x64xf32, #acc>
+    }
+    %done = tle.wgmma_wait %sum pending(0) : tensor<64x64xf32, #acc>
+    tle.warp_yield
+  }
+  partition "tma" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %t = tle.acquire %ab[%i : index] -> memref<64x64xbf16, #sw>
+      tle.tma_load %map[%c0, %c0] into %t : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #sw>
+      tle.commit %ab[%i : index]
+    }
     tle.warp_return
   }
   return

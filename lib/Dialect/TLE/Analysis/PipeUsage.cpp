@@ -136,6 +136,9 @@ static std::optional<Transport> getWriteTransport(Operation *user,
   if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(user))
     return copy.getDst() == memref ? std::optional(Transport::CpAsync)
                                    : std::nullopt;
+  if (auto gather = dyn_cast<GatherRowsOp>(user))
+    return gather.getDestination() == memref ? std::optional(Transport::CpAsync)
+                                             : std::nullopt;
   if (isa<ViewLikeOpInterface>(user))
     return std::nullopt;
   auto effects = dyn_cast<MemoryEffectOpInterface>(user);

@@ -174,6 +174,20 @@ LogicalResult BroadcastOp::verify() {
                          getDim());
 }
 
+/// Whether every thread holds the same elements of `a` and `b` in the same
+/// order, replicated layouts repeating over the larger thread count.
+static bool keepsEveryElementInPlace(RankedTensorType a, RankedTensorType b) {
+  ThreadMap mapA = getThreadMap(a), mapB = getThreadMap(b);
+  if (mapA.offsets != mapB.offsets)
+    return false;
+  int64_t threads = std::max(mapA.numThreads, mapB.numThreads);
+  for (int64_t tid = 0; tid < threads; ++tid)
+    for (unsigned d = 0; d < mapA.base.size(); ++d)
+      if (mapA.evaluateBase(tid, d) != mapB.evaluateBase(tid, d))
+        return false;
+  return true;
+}
+
 LogicalResult ConvertLayoutOp::verify() {
   RankedTensorType from = getSource().getType(), to = getResult().getType();
   if (failed(verifyDistributed(*this, from, "source")) ||
@@ -183,17 +197,22 @@ LogicalResult ConvertLayoutOp::verify() {
       from.getElementType() != to.getElementType())
     return emitOpError("changes only the layout; shapes and element types "
                        "must match");
-  if (from.getEncoding() == to.getEncoding())
-    return success();
-  auto mma = dyn_cast<MmaLayoutAttr>(from.getEncoding());
-  auto operand = dyn_cast<MmaOperandLayoutAttr>(to.getEncoding());
-  if (!mma || !operand || mma.getWarpGroups() != operand.getWarpGroups() ||
-      mma.getWarpGroups()[1] != 1)
+  if (!keepsEveryElementInPlace(from, to))
     return emitOpError("cannot convert ")
            << from.getEncoding() << " to " << to.getEncoding()
-           << " in registers; only #tle.mma to #tle.mma_operand with "
-              "warp_groups [g, 1] keeps every element in its thread (use "
-              "tle.local_store and tle.local_load otherwise)";
+           << " in registers: some thread would need another thread's "
+              "elements (go through shared memory with tle.local_store and "
+              "tle.local_load)";
+  return success();
+}
+
+LogicalResult SplatOp::verify() {
+  if (failed(verifyDistributed(*this, getResult().getType(), "result")))
+    return failure();
+  if (getValue().getType() != getResult().getType().getElementType())
+    return emitOpError("splats a ")
+           << getValue().getType() << " into a tensor of "
+           << getResult().getType().getElementType();
   return success();
 }
 
@@ -301,5 +320,54 @@ LogicalResult TMALoadOp::verify() {
            << " elements), got " << boxColumns;
   if (map.getSwizzle() == 0 && !oneColumnOfBoxes)
     return emitOpError("an unswizzled box must span the tile's columns");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// tle.gather_rows
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherRowsOp::verify() {
+  MemRefType source = getSource().getType();
+  MemRefType dest = getDestination().getType();
+  if (static_cast<bool>(getIndices()) == static_cast<bool>(getFirst()))
+    return emitOpError("takes either rows(indices) or from first, not both "
+                       "or neither");
+  if (isSharedMemorySpace(source.getMemorySpace()) || source.getRank() != 2)
+    return emitOpError("gathers from a 2-D global memref, got ") << source;
+  if (!isSharedMemorySpace(dest.getMemorySpace()) || dest.getRank() != 2 ||
+      !dest.hasStaticShape())
+    return emitOpError("writes a statically shaped 2-D shared-memory tile, "
+                       "got ")
+           << dest;
+  if (source.getElementType() != dest.getElementType() ||
+      !dest.getElementType().isIntOrFloat())
+    return emitOpError("copies ")
+           << source.getElementType() << " into a tile of "
+           << dest.getElementType();
+  if (source.getDimSize(1) != dest.getDimSize(1))
+    return emitOpError("source rows have ")
+           << source.getDimSize(1) << " elements, destination rows "
+           << dest.getDimSize(1);
+  auto [strides, offset] = source.getStridesAndOffset();
+  if (strides.back() != 1)
+    return emitOpError("needs source rows with unit stride");
+  int64_t rowBytes = dest.getDimSize(1) * dest.getElementTypeBitWidth() / 8;
+  if (rowBytes % 16 != 0)
+    return emitOpError("copies rows in 16-byte pieces; a row has ")
+           << rowBytes << " bytes";
+  if (getSwizzleBytes(dest) != 0 &&
+      failed(verifySwizzledTile(*this, dest, "the destination")))
+    return failure();
+  if (TypedValue<MemRefType> indices = getIndices()) {
+    MemRefType type = indices.getType();
+    if (type.getRank() != 1 || !type.getElementType().isInteger(32) ||
+        isSharedMemorySpace(type.getMemorySpace()))
+      return emitOpError("indices must be a 1-D global memref of i32, got ")
+             << type;
+    if (!type.isDynamicDim(0) && type.getDimSize(0) != dest.getDimSize(0))
+      return emitOpError("has ") << type.getDimSize(0) << " indices for "
+                                 << dest.getDimSize(0) << " rows";
+  }
   return success();
 }

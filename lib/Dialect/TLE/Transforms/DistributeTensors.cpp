@@ -43,6 +43,7 @@ using namespace mlir::tle;
 
 namespace {
 constexpr int64_t kWarpSize = TLEDialect::kWarpSize;
+constexpr int64_t kMaxThreadsPerCTA = kWarpSize * TLEDialect::kMaxWarpsPerCTA;
 /// The widest single memory access a thread makes.
 constexpr int64_t kMaxAccessBytes = 16;
 /// The largest N of one wgmma instruction.
@@ -86,7 +87,9 @@ static Value emitBase(OpBuilder &b, Location loc, const ThreadMap &map,
     if (term.div != 1)
       digit =
           arith::DivUIOp::create(b, loc, digit, createIndex(b, loc, term.div));
-    if (term.div * term.mod < map.numThreads)
+    // A layout spanning fewer threads than the partition repeats over the
+    // rest, so the modulo stays unless no thread id can reach it.
+    if (term.div * term.mod < kMaxThreadsPerCTA)
       digit =
           arith::RemUIOp::create(b, loc, digit, createIndex(b, loc, term.mod));
     if (term.mul != 1)
@@ -363,8 +366,11 @@ struct WgmmaOpLowering : OpConversionPattern<WgmmaOp> {
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     Value group = arith::DivUIOp::create(
         rewriter, loc, tid, createIndex(rewriter, loc, kWarpGroupThreads));
-    Value rowBlock = arith::DivUIOp::create(rewriter, loc, group,
-                                            createIndex(rewriter, loc, gn));
+    Value rowBlock = arith::RemUIOp::create(
+        rewriter, loc,
+        arith::DivUIOp::create(rewriter, loc, group,
+                               createIndex(rewriter, loc, gn)),
+        createIndex(rewriter, loc, grid[0]));
     Value columnBlock = arith::RemUIOp::create(rewriter, loc, group,
                                                createIndex(rewriter, loc, gn));
     auto toI64 = [&](Value index) {
@@ -441,6 +447,7 @@ struct WgmmaOpLowering : OpConversionPattern<WgmmaOp> {
           constraints += std::to_string(r) + ",";
         std::string aOperand;
         int64_t next = 2 * numRegisters;
+        int64_t aIndex = next, aOffset = 0;
         if (aInRegisters) {
           SmallVector<std::string> names;
           for (int64_t r = 0; r < 4; ++r) {
@@ -450,20 +457,16 @@ struct WgmmaOpLowering : OpConversionPattern<WgmmaOp> {
           }
           aOperand = "{" + llvm::join(names, ", ") + "}";
         } else {
-          int64_t offset = a.offsetOf(0, 16 * step);
-          operands.push_back(arith::AddIOp::create(
-              rewriter, loc, aDescriptor,
-              arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(),
-                                           offset >> 4)));
+          operands.push_back(aDescriptor);
           constraints += "l,";
-          aOperand = "$" + std::to_string(next++);
+          aOffset = a.offsetOf(0, 16 * step) >> 4;
+          aOperand = "da";
+          ++next;
         }
-        int64_t bOffset = op.getTransposeB() ? b.offsetOf(n0, 16 * step)
-                                             : b.offsetOf(16 * step, n0);
-        operands.push_back(arith::AddIOp::create(
-            rewriter, loc, bDescriptor,
-            arith::ConstantIntOp::create(rewriter, loc, rewriter.getI64Type(),
-                                         bOffset >> 4)));
+        int64_t bOffset = (op.getTransposeB() ? b.offsetOf(n0, 16 * step)
+                                              : b.offsetOf(16 * step, n0)) >>
+                          4;
+        operands.push_back(bDescriptor);
         constraints += "l,r";
         std::string bOperand = "$" + std::to_string(next++);
         operands.push_back(
@@ -475,12 +478,21 @@ struct WgmmaOpLowering : OpConversionPattern<WgmmaOp> {
           outputs.push_back("$" + std::to_string(r));
         std::string transposes = aInRegisters ? "" : "0, ";
         transposes += op.getTransposeB() ? "0" : "1";
+        // Each step's descriptors are the base ones plus a constant, added
+        // in the assembly: as separate values, the constants of every step
+        // would be hoisted out of loops and held in registers.
+        std::string aStep =
+            aInRegisters ? ""
+                         : llvm::formatv("add.s64 da, {0}, {1};\n",
+                                         "$" + std::to_string(aIndex), aOffset)
+                               .str();
         std::string assembly = llvm::formatv(
-            "{\n.reg .pred p;\nsetp.ne.b32 p, {0}, 0;\n"
-            "wgmma.mma_async.sync.aligned.m64n{1}k16.{2} {{{3}}, {4}, {5}, p, "
+            "{\n.reg .pred p;\n.reg .b64 da, db;\nsetp.ne.b32 p, {0}, 0;\n"
+            "{7}add.s64 db, {5}, {8};\n"
+            "wgmma.mma_async.sync.aligned.m64n{1}k16.{2} {{{3}}, {4}, db, p, "
             "1, 1, {6};\n}\n",
             scale, chunkN, types, llvm::join(outputs, ", "), aOperand, bOperand,
-            transposes);
+            transposes, aStep, bOffset);
         auto resultType = LLVM::LLVMStructType::getLiteral(
             rewriter.getContext(),
             SmallVector<Type>(numRegisters, rewriter.getF32Type()));
@@ -857,6 +869,156 @@ struct StoreOpLowering : OpConversionPattern<StoreOp> {
 };
 
 //===----------------------------------------------------------------------===//
+// tle.splat, tle.gather_rows
+//===----------------------------------------------------------------------===//
+
+struct SplatOpLowering : OpConversionPattern<SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<vector::BroadcastOp>(op, type,
+                                                     adaptor.getValue());
+    return success();
+  }
+};
+
+/// The threads of the partition that runs `op`.
+static FailureOr<int64_t> getPartitionThreads(Operation *op) {
+  for (Region *region = op->getParentRegion(); region;
+       region = region->getParentRegion()) {
+    auto ws = dyn_cast<WarpSpecializeOp>(region->getParentOp());
+    if (!ws)
+      continue;
+    for (unsigned p = 0; p < ws.getNumPartitions(); ++p)
+      if (&ws.getPartitionRegion(p) == region)
+        return static_cast<int64_t>(ws.getPartitionNumWarps()[p]) * kWarpSize;
+  }
+  return failure();
+}
+
+/// Each thread copies 16-byte pieces of rows, consecutive threads taking
+/// consecutive pieces of a row, so that a warp reads 512 contiguous bytes.
+struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GatherRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<int64_t> threads = getPartitionThreads(op);
+    if (failed(threads))
+      return op.emitOpError("must run in a partition of a tle.warp_specialize");
+    Location loc = op.getLoc();
+    MemRefType destType = op.getDestination().getType();
+    int64_t elementBytes = getElementBytes(destType.getElementType());
+    int64_t rows = destType.getDimSize(0);
+    int64_t piecesPerRow = destType.getDimSize(1) * elementBytes / 16;
+    int64_t pieces = rows * piecesPerRow;
+    int64_t swizzle = getSwizzleBytes(destType);
+
+    auto source =
+        memref::ExtractStridedMetadataOp::create(rewriter, loc, op.getSource());
+    Value sourceRows = source.getSizes()[0];
+    Value rowStride = source.getStrides()[0];
+    Value sourceAddress = getByteAddress(rewriter, loc, op.getSource());
+    Value destAddress = getByteAddress(rewriter, loc, op.getDestination());
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value zero = createIndex(rewriter, loc, 0);
+    auto sharedPtr =
+        LLVM::LLVMPointerType::get(getContext(), kSharedAddressSpace);
+
+    // A loop over rounds, not an unrolled sequence: unrolled, the index
+    // loads of every round would be hoisted and stay live at once.
+    int64_t rounds = llvm::divideCeil(pieces, *threads);
+    auto loop = scf::ForOp::create(rewriter, loc, zero,
+                                   createIndex(rewriter, loc, rounds),
+                                   createIndex(rewriter, loc, 1));
+    rewriter.setInsertionPointToStart(loop.getBody());
+    {
+      Value piece = arith::AddIOp::create(
+          rewriter, loc, tid,
+          arith::MulIOp::create(rewriter, loc, loop.getInductionVar(),
+                                createIndex(rewriter, loc, *threads)));
+      // The last round may leave some threads without a piece.
+      scf::IfOp guard;
+      if (pieces % *threads != 0) {
+        Value has =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                  piece, createIndex(rewriter, loc, pieces));
+        guard = scf::IfOp::create(rewriter, loc, has);
+        rewriter.setInsertionPointToStart(guard.thenBlock());
+      }
+      Value row = arith::DivUIOp::create(
+          rewriter, loc, piece, createIndex(rewriter, loc, piecesPerRow));
+      Value column = arith::MulIOp::create(
+          rewriter, loc,
+          arith::RemUIOp::create(rewriter, loc, piece,
+                                 createIndex(rewriter, loc, piecesPerRow)),
+          createIndex(rewriter, loc, 16 / elementBytes));
+      Value sourceRow;
+      if (Value indices = adaptor.getIndices()) {
+        Value index = memref::LoadOp::create(rewriter, loc, indices, row);
+        sourceRow = arith::IndexCastOp::create(rewriter, loc,
+                                               rewriter.getIndexType(), index);
+      } else {
+        sourceRow =
+            arith::AddIOp::create(rewriter, loc, adaptor.getFirst(), row);
+      }
+      // An index outside [0, R) (negative ones wrap to huge unsigned
+      // values) copies nothing and zero-fills; the address it would have
+      // formed is replaced by row 0's.
+      Value valid = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ult, sourceRow, sourceRows);
+      Value safeRow =
+          arith::SelectOp::create(rewriter, loc, valid, sourceRow, zero);
+      Value sourceOffset = arith::MulIOp::create(
+          rewriter, loc,
+          arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, safeRow, rowStride), column),
+          createIndex(rewriter, loc, elementBytes));
+      Value src = getPointer(rewriter, loc, sourceAddress, sourceOffset,
+                             kGlobalAddressSpace);
+      Value destOffset;
+      if (swizzle != 0) {
+        destOffset = emitSwizzledLinearOffset(rewriter, loc, row, column, rows,
+                                              swizzle, elementBytes);
+      } else {
+        destOffset = arith::MulIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(
+                rewriter, loc,
+                arith::MulIOp::create(
+                    rewriter, loc, row,
+                    createIndex(rewriter, loc, destType.getDimSize(1))),
+                column),
+            createIndex(rewriter, loc, elementBytes));
+      }
+      Value dest = arith::AddIOp::create(
+          rewriter, loc, destAddress,
+          arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                     destOffset));
+      if (swizzle != 0)
+        dest = emitSwizzle(rewriter, loc, dest, swizzle);
+      Value destPtr = LLVM::IntToPtrOp::create(rewriter, loc, sharedPtr, dest);
+      Value bytes = arith::SelectOp::create(rewriter, loc, valid,
+                                            createI32(rewriter, loc, 16),
+                                            createI32(rewriter, loc, 0));
+      NVVM::CpAsyncOp::create(
+          rewriter, loc, destPtr, src, rewriter.getI32IntegerAttr(16),
+          NVVM::LoadCacheModifierKindAttr::get(getContext(),
+                                               NVVM::LoadCacheModifierKind::CG),
+          bytes);
+    }
+    rewriter.setInsertionPointAfter(loop);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -872,15 +1034,16 @@ struct TLEDistributeTensorsPass
                return converter.isLegal(&region);
              });
     });
-    target.addIllegalOp<WgmmaOp, WgmmaWaitOp, ReduceOp, BroadcastOp,
-                        ConvertLayoutOp, LocalLoadOp, LocalStoreOp, LoadOp,
-                        StoreOp>();
+    target.addIllegalOp<GatherRowsOp, SplatOp, WgmmaOp, WgmmaWaitOp, ReduceOp,
+                        BroadcastOp, ConvertLayoutOp, LocalLoadOp, LocalStoreOp,
+                        LoadOp, StoreOp>();
     RewritePatternSet patterns(context);
     patterns.add<ElementwiseOpLowering>(converter, context);
     patterns.add<ConstantOpLowering, WgmmaOpLowering, WgmmaWaitOpLowering,
                  ReduceOpLowering, BroadcastOpLowering, ConvertLayoutOpLowering,
                  LocalLoadOpLowering, LocalStoreOpLowering, LoadOpLowering,
-                 StoreOpLowering>(converter, context);
+                 StoreOpLowering, SplatOpLowering, GatherRowsOpLowering>(
+        converter, context);
     scf::populateSCFStructuralTypeConversions(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

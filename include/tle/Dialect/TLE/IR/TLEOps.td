@@ -381,7 +381,8 @@ def TLE_ReduceKindAttr : EnumAttr<TLE_Dialect, TLE_ReduceKind, "reduce_kind"> {
   let assemblyFormat = "$value";
 }
 
-def TLE_WgmmaOp : TLE_Op<"wgmma", [AllTypesMatch<["acc", "result"]>]> {
+def TLE_WgmmaOp : TLE_Op<"wgmma", [AllTypesMatch<["acc", "result"]>,
+                                   MemoryEffects<[MemRead]>]> {
   let summary = "Warp-group matrix multiply-accumulate on the tensor cores";
   let description = [{
     Computes `acc + A . B` with `wgmma.mma_async` (m64nNk16, bf16 or f16
@@ -588,6 +589,53 @@ def TLE_StoreOp : TLE_Op<"store"> {
   let assemblyFormat = [{
     $value `,` $destination `[` $indices `]` attr-dict `:` type($value) `,`
     type($destination)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_SplatOp : TLE_Op<"splat", [Pure]> {
+  let summary = "A distributed tensor whose every element is one scalar";
+  let description = [{
+    Makes a tensor of the result's shape and layout whose elements all equal
+    `value`, e.g. to scale a tile by a runtime scalar.
+
+    ```mlir
+    %s = tle.splat %scale : f32 -> tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TLE_GatherRowsOp : TLE_Op<"gather_rows", [AttrSizedOperandSegments]> {
+  let summary = "Copies rows of a global matrix, picked by index, into shared memory";
+  let description = [{
+    Copies rows of `source`, a global `[R, C]` memref with contiguous rows,
+    into `destination`, a `[n, C]` shared-memory tile (row-major or
+    `#tle.shared`): row `i` of the destination is row `indices[i]` of the
+    source, or with `from`, row `first + i`. Every thread of the partition
+    issues 16-byte `cp.async` copies (the row's bytes must be a multiple of
+    16). A row whose index is outside `[0, R)` is filled with zeros, and its
+    index is never used to form an address.
+
+    The copies are asynchronous: in a pipe slot, the commit that follows
+    makes the readers wait for them (a cp.async arrive per thread).
+
+    ```mlir
+    tle.gather_rows %kv rows(%ids : memref<64xi32, strided<[1], offset: ?>>)
+        into %slot : memref<?x576xbf16, strided<[576, 1], offset: ?>>,
+                     memref<64x576xbf16, #tle.shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$indices,
+                       Optional<Index>:$first,
+                       Arg<TLE_SharedMemRef, "", [MemWrite]>:$destination);
+  let assemblyFormat = [{
+    $source (`rows` `(` $indices^ `:` type($indices) `)`)? (`from` $first^)?
+    `into` $destination attr-dict `:` type($source) `,` type($destination)
   }];
   let hasVerifier = 1;
 }

@@ -1,0 +1,230 @@
+// RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+//
+// DeepSeek V3.2 SparseMLA prefill, the naive dataflow (SPARSE_MLA.md,
+// dataflow 1): one CTA per query token and 64 heads loops over its topk KV
+// rows in tiles of 64, gathers each tile, computes the scores of all 576
+// columns, runs a base-2 online softmax and accumulates P . V.
+//
+//   q       [B, SQ, H, 576] bf16 (rows may be padded)   kv [B, SKV, 1, 576] bf16
+//   indices [B, SQ, 1, topk] i32                         out [B, SQ, H, 512] bf16
+//   max_logits, lse [B, SQ, H] f32, natural-log units
+//
+// Partitions:
+//   gather (4 warps) copies Q once and each KV tile with 16-byte cp.async,
+//     zero-filling rows whose index is invalid (< 0 or >= SKV); it never
+//     forms an address from an invalid index.
+//   attn (8 warps = 2 warp groups) both compute all 64 x 64 scores of a
+//     tile (S = Q K^T, 36 wgmma K steps from shared memory) and the softmax;
+//     warp group g then accumulates output columns 256g .. 256g + 255 with
+//     P from registers and V = the tile's first 512 columns.
+//
+// A column whose index is invalid gets the score -inf, so it adds nothing;
+// a row without any valid index ends with l = 0 and gives out = 0,
+// lse = +inf, max_logits = -inf. The running max starts at -1e30, a finite
+// value, so that exp2(m_old - m_new) is never (-inf) - (-inf).
+//
+// Grid: (SQ, H / 64, B). topk must be a multiple of 64.
+
+// CHECK:sync plan for @sparse_mla_naive
+// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 65536 of 65536 registers
+// CHECK-NEXT:  partition  warps  first warp  registers  named barrier
+// CHECK-NEXT:  attn       8      0           224        1
+// CHECK-NEXT:  gather     4      8           64         2
+// CHECK-NEXT:pipes:
+// CHECK-NEXT:  pipe  capacity      field  slot         bytes/slot
+// CHECK-NEXT:  q     1 (one_shot)  q      64x576xbf16  73728
+// CHECK-NEXT:  kv    2             kv     64x576xbf16  73728
+// CHECK-NEXT:barriers (one mbarrier per slot):
+// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives  waits
+// CHECK-NEXT:  q.full   1      128    0         cp_async    yes    gather   attn
+// CHECK-NEXT:  kv.full  2      128    0         cp_async    yes    gather   attn
+// CHECK-NEXT:  kv.free  2      256    0         per_thread  no     attn     gather
+// CHECK-NEXT:shared memory: 221184 B of buffers + 40 B of barriers = 221224 B (before alignment)
+
+// PTXAS: {{.*}}Used {{[0-9]+}} registers
+// PTXAS-NOT: spill stores
+// PTXAS-NOT: C7508
+
+#sw = #tle.shared<swizzle = 128>
+// Scores: each warp group holds all 64 x 64 (the two compute the same).
+#s = #tle.mma<warp_groups = [1, 1]>
+// Output: warp group g holds columns 256g .. 256g + 255.
+#o = #tle.mma<warp_groups = [1, 2]>
+// P as the register A operand of both warp groups' P . V.
+#p = #tle.mma_operand<warp_groups = [1, 2]>
+#row_s = #tle.slice<dim = 1, parent = #s>
+#row_o = #tle.slice<dim = 1, parent = #o>
+#col_s = #tle.slice<dim = 0, parent = #s>
+
+func.func @sparse_mla_naive(
+    %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
+    %kv: memref<?x?x1x576xbf16>,
+    %indices: memref<?x?x1x?xi32>,
+    %out: memref<?x?x?x512xbf16>,
+    %max_logits: memref<?x?x?xf32>,
+    %lse: memref<?x?x?xf32>,
+    %sm_scale: f32)
+    attributes {tle.grid = "(SQ, H / 64, B): one CTA per query token and 64 heads"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %token = gpu.block_id x
+  %head_group = gpu.block_id y
+  %batch = gpu.block_id z
+  %h0 = arith.muli %head_group, %c64 : index
+  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
+  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
+  %tiles = arith.divui %topk, %c64 : index
+
+  // This CTA's rows of every tensor.
+  %q_rows = memref.subview %q[%batch, %token, %h0, 0] [1, 1, 64, 576] [1, 1, 1, 1]
+      : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
+        to memref<64x576xbf16, strided<[?, 1], offset: ?>>
+  %kv_rows = memref.subview %kv[%batch, 0, 0, 0] [1, %skv, 1, 576] [1, 1, 1, 1]
+      : memref<?x?x1x576xbf16> to memref<?x576xbf16, strided<[576, 1], offset: ?>>
+  %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %topk] [1, 1, 1, 1]
+      : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
+  %out_rows = memref.subview %out[%batch, %token, %h0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
+      : memref<?x?x?x512xbf16> to memref<64x512xbf16, strided<[512, 1], offset: ?>>
+  %lse_rows = memref.subview %lse[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
+      : memref<?x?x?xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %max_rows = memref.subview %max_logits[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
+      : memref<?x?x?xf32> to memref<64xf32, strided<[1], offset: ?>>
+
+  // Q once, and two stages of gathered KV tiles: 72 KiB each.
+  %qbuf = tle.shared_alloc {name = "q"} : memref<1x64x576xbf16, #sw>
+  %kvbuf = tle.shared_alloc {name = "kv"} : memref<2x64x576xbf16, #sw>
+  %qp = tle.pipe "q" capacity 1 one_shot
+      fields(q = %qbuf : memref<1x64x576xbf16, #sw>) readers(attn)
+  %kvp = tle.pipe "kv" capacity 2
+      fields(kv = %kvbuf : memref<2x64x576xbf16, #sw>) readers(attn)
+
+  tle.warp_specialize
+  default "attn" warps(8) registers(224) {
+    %log2e = arith.constant 1.44269504 : f32
+    %ln2 = arith.constant 0.693147182 : f32
+    %scale2 = arith.mulf %sm_scale, %log2e : f32
+    %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #s>
+    %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #s>
+    %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #s>
+    %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row_s>
+    %l_init = arith.constant dense<0.0> : tensor<64xf32, #row_s>
+    %o_init = arith.constant dense<0.0> : tensor<64x512xf32, #o>
+    %id_zero = arith.constant dense<0> : tensor<64xi32, #col_s>
+    %skv_i32 = arith.index_cast %skv : index to i32
+    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col_s>
+
+    %qt = tle.wait %qp reader "attn" -> memref<64x576xbf16, #sw>
+    %m, %l, %acc = scf.for %i = %c0 to %tiles step %c1
+        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
+        -> (tensor<64xf32, #row_s>, tensor<64xf32, #row_s>, tensor<64x512xf32, #o>) {
+      %kvt = tle.wait %kvp[%i : index] reader "attn" -> memref<64x576xbf16, #sw>
+
+      // Scores of the tile: Q [64, 576] . K^T, K = the tile's 576 columns.
+      %s_issued = tle.wgmma %qt, %kvt, %zero_s transpose_b
+          : memref<64x576xbf16, #sw>, memref<64x576xbf16, #sw>,
+            tensor<64x64xf32, #s>
+      %qk = tle.wgmma_wait %s_issued pending(0) : tensor<64x64xf32, #s>
+
+      // Columns with an invalid index score -inf.
+      %k0 = arith.muli %i, %c64 : index
+      %id = tle.load %ids[%k0] : memref<?xi32, strided<[1], offset: ?>>
+          -> tensor<64xi32, #col_s>
+      %not_negative = arith.cmpi sge, %id, %id_zero : tensor<64xi32, #col_s>
+      %in_range = arith.cmpi slt, %id, %id_end : tensor<64xi32, #col_s>
+      %valid = arith.andi %not_negative, %in_range : tensor<64xi1, #col_s>
+      %valid_s = tle.broadcast %valid dim 0
+          : tensor<64xi1, #col_s> -> tensor<64x64xi1, #s>
+      %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #s>
+      %logits = arith.select %valid_s, %scaled, %neg_inf
+          : tensor<64x64xi1, #s>, tensor<64x64xf32, #s>
+
+      // Online softmax in base 2.
+      %tile_max = tle.reduce max %logits dim 1
+          : tensor<64x64xf32, #s> -> tensor<64xf32, #row_s>
+      %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row_s>
+      %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row_s>
+      %alpha = math.exp2 %m_diff : tensor<64xf32, #row_s>
+      %m_wide = tle.broadcast %m_new dim 1
+          : tensor<64xf32, #row_s> -> tensor<64x64xf32, #s>
+      %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #s>
+      %p = math.exp2 %shifted : tensor<64x64xf32, #s>
+      %p_sum = tle.reduce sum %p dim 1
+          : tensor<64x64xf32, #s> -> tensor<64xf32, #row_s>
+      %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row_s>
+      %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row_s>
+
+      // acc = acc * alpha + P . V, V = the tile's first 512 columns.
+      %alpha_o = tle.convert_layout %alpha
+          : tensor<64xf32, #row_s> -> tensor<64xf32, #row_o>
+      %alpha_wide = tle.broadcast %alpha_o dim 1
+          : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
+      %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x512xf32, #o>
+      %p16 = arith.truncf %p : tensor<64x64xf32, #s> to tensor<64x64xbf16, #s>
+      %pa = tle.convert_layout %p16
+          : tensor<64x64xbf16, #s> -> tensor<64x64xbf16, #p>
+      %v = memref.subview %kvt[0, 0] [64, 512] [1, 1]
+          : memref<64x576xbf16, #sw> to memref<64x512xbf16, strided<[576, 1]>, #sw>
+      %o_issued = tle.wgmma %pa, %v, %acc_scaled
+          : tensor<64x64xbf16, #p>, memref<64x512xbf16, strided<[576, 1]>, #sw>,
+            tensor<64x512xf32, #o>
+      %acc_new = tle.wgmma_wait %o_issued pending(0) : tensor<64x512xf32, #o>
+      tle.release %kvp[%i : index] reader "attn"
+      scf.yield %m_new, %l_new, %acc_new
+          : tensor<64xf32, #row_s>, tensor<64xf32, #row_s>, tensor<64x512xf32, #o>
+    }
+
+    // Epilogue. Rows without a valid index have l = 0.
+    %zero_row = arith.constant dense<0.0> : tensor<64xf32, #row_s>
+    %one_row = arith.constant dense<1.0> : tensor<64xf32, #row_s>
+    %inf_row = arith.constant dense<0x7F800000> : tensor<64xf32, #row_s>
+    %ninf_row = arith.constant dense<0xFF800000> : tensor<64xf32, #row_s>
+    %ln2_row = tle.splat %ln2 : f32 -> tensor<64xf32, #row_s>
+    %any = arith.cmpf ogt, %l, %zero_row : tensor<64xf32, #row_s>
+    %inv = arith.divf %one_row, %l : tensor<64xf32, #row_s>
+    %inv_l = arith.select %any, %inv, %zero_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
+    %inv_o = tle.convert_layout %inv_l
+        : tensor<64xf32, #row_s> -> tensor<64xf32, #row_o>
+    %inv_wide = tle.broadcast %inv_o dim 1
+        : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
+    %o_norm = arith.mulf %acc, %inv_wide : tensor<64x512xf32, #o>
+    %o16 = arith.truncf %o_norm : tensor<64x512xf32, #o> to tensor<64x512xbf16, #o>
+    tle.store %o16, %out_rows[%c0, %c0]
+        : tensor<64x512xbf16, #o>, memref<64x512xbf16, strided<[512, 1], offset: ?>>
+
+    // lse = (m + log2 l) ln 2 and max_logits = m ln 2, natural units.
+    %log2_l = math.log2 %l : tensor<64xf32, #row_s>
+    %lse2 = arith.addf %m, %log2_l : tensor<64xf32, #row_s>
+    %lse_n = arith.mulf %lse2, %ln2_row : tensor<64xf32, #row_s>
+    %lse_v = arith.select %any, %lse_n, %inf_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
+    %max_n = arith.mulf %m, %ln2_row : tensor<64xf32, #row_s>
+    %max_v = arith.select %any, %max_n, %ninf_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
+    tle.store %lse_v, %lse_rows[%c0]
+        : tensor<64xf32, #row_s>, memref<64xf32, strided<[1], offset: ?>>
+    tle.store %max_v, %max_rows[%c0]
+        : tensor<64xf32, #row_s>, memref<64xf32, strided<[1], offset: ?>>
+    tle.warp_yield
+  }
+  partition "gather" warps(4) registers(64) {
+    %q_slot = memref.subview %qbuf[0, 0, 0] [1, 64, 576] [1, 1, 1]
+        : memref<1x64x576xbf16, #sw> to memref<64x576xbf16, #sw>
+    tle.gather_rows %q_rows from %c0 into %q_slot
+        : memref<64x576xbf16, strided<[?, 1], offset: ?>>, memref<64x576xbf16, #sw>
+    tle.commit %qp
+    scf.for %i = %c0 to %tiles step %c1 {
+      %slot = tle.acquire %kvp[%i : index] -> memref<64x576xbf16, #sw>
+      %k0 = arith.muli %i, %c64 : index
+      %tile_ids = memref.subview %ids[%k0] [64] [1]
+          : memref<?xi32, strided<[1], offset: ?>> to memref<64xi32, strided<[1], offset: ?>>
+      tle.gather_rows %kv_rows rows(%tile_ids : memref<64xi32, strided<[1], offset: ?>>)
+          into %slot
+          : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>
+      tle.commit %kvp[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}

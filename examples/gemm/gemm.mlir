@@ -17,7 +17,7 @@
 
 // What the compiler derives for this kernel.
 //      CHECK:sync plan for @gemm
-// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 65536 registers
+// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
 // CHECK-NEXT:  mma        8      0           232        1
 // CHECK-NEXT:  tma        1      8           40         2

@@ -18,7 +18,7 @@
 
 // What the compiler derives for this kernel: every number below is pinned.
 //      CHECK:sync plan for @pipes
-// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 65536 registers
+// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
 // CHECK-NEXT:  left       4      0           232        1
 // CHECK-NEXT:  right      4      4           232        2

@@ -28,10 +28,10 @@
 // Grid: (SQ, H / 64, B). topk must be a multiple of 64.
 
 // CHECK:sync plan for @sparse_mla_naive
-// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 65536 of 65536 registers
+// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 62464 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
 // CHECK-NEXT:  attn       8      0           224        1
-// CHECK-NEXT:  gather     4      8           64         2
+// CHECK-NEXT:  gather     4      8           40         2
 // CHECK-NEXT:pipes:
 // CHECK-NEXT:  pipe  capacity      field  slot         bytes/slot
 // CHECK-NEXT:  q     1 (one_shot)  q      64x576xbf16  73728
@@ -208,7 +208,7 @@ func.func @sparse_mla_naive(
         : tensor<64xf32, #row_s>, memref<64xf32, strided<[1], offset: ?>>
     tle.warp_yield
   }
-  partition "gather" warps(4) registers(64) {
+  partition "gather" warps(4) registers(40) {
     %q_slot = memref.subview %qbuf[0, 0, 0] [1, 64, 576] [1, 1, 1]
         : memref<1x64x576xbf16, #sw> to memref<64x576xbf16, #sw>
     tle.gather_rows %q_rows from %c0 into %q_slot

@@ -49,10 +49,21 @@ WarpLayout tle::computeWarpLayout(WarpSpecializeOp op) {
   return layout;
 }
 
+unsigned tle::getEntryRegisters(unsigned numThreads) {
+  unsigned registers =
+      std::min(TLEDialect::kRegistersPerCTA / std::max(numThreads, 1u), 255u);
+  return registers - registers % TLEDialect::kRegisterGranule;
+}
+
+unsigned tle::getRegisterCapacity(unsigned numThreads) {
+  return getEntryRegisters(numThreads) * numThreads;
+}
+
 SmallVector<unsigned> tle::deriveWarpGroupRegisters(const WarpLayout &layout) {
   unsigned threadsPerGroup =
       TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
-  unsigned perThreadPool = TLEDialect::kRegistersPerCTA / threadsPerGroup;
+  unsigned perThreadPool =
+      getRegisterCapacity(layout.getNumThreads()) / threadsPerGroup;
   unsigned requestedSum = 0, unrequested = 0;
   for (unsigned registers : layout.requestedRegisters) {
     requestedSum += registers;
@@ -260,10 +271,14 @@ LogicalResult WarpSpecializeOp::verify() {
                  std::to_string(group) + ": " + std::to_string(registers) +
                  " x " + std::to_string(threadsPerGroup);
   }
-  if (total > TLEDialect::kRegistersPerCTA)
+  unsigned threads = layout.getNumThreads();
+  if (total > getRegisterCapacity(threads))
     return emitOpError("register budgets need ")
            << total << " registers per CTA (" << breakdown << "), over the "
-           << TLEDialect::kRegistersPerCTA << " of an SM";
+           << getRegisterCapacity(threads)
+           << " that setmaxnreg can hand out: the CTA's " << threads
+           << " threads start with " << getEntryRegisters(threads)
+           << " registers each";
   return success();
 }
 

@@ -929,8 +929,27 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
     auto sharedPtr =
         LLVM::LLVMPointerType::get(getContext(), kSharedAddressSpace);
 
-    // A loop over rounds, not an unrolled sequence: unrolled, the index
-    // loads of every round would be hoisted and stay live at once.
+    // Each warp loads the destination's indices once, 32 rows per register
+    // (lane l holds rows l, l + 32, ...), and every round takes the index of
+    // its row by a shuffle: a load per round would put a memory latency
+    // on each round's critical path.
+    Value lane = arith::RemUIOp::create(rewriter, loc, tid,
+                                        createIndex(rewriter, loc, kWarpSize));
+    SmallVector<Value> rowIndices;
+    if (Value indices = adaptor.getIndices()) {
+      for (int64_t base = 0; base < rows; base += kWarpSize) {
+        // Lanes past the last row reload the last row's index.
+        Value r = arith::MinUIOp::create(
+            rewriter, loc,
+            arith::AddIOp::create(rewriter, loc, lane,
+                                  createIndex(rewriter, loc, base)),
+            createIndex(rewriter, loc, rows - 1));
+        rowIndices.push_back(memref::LoadOp::create(rewriter, loc, indices, r));
+      }
+    }
+
+    // A loop over rounds, not an unrolled sequence: unrolled, the work of
+    // every round would be hoisted and stay live at once.
     int64_t rounds = llvm::divideCeil(pieces, *threads);
     auto loop = scf::ForOp::create(rewriter, loc, zero,
                                    createIndex(rewriter, loc, rounds),
@@ -941,15 +960,6 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
           rewriter, loc, tid,
           arith::MulIOp::create(rewriter, loc, loop.getInductionVar(),
                                 createIndex(rewriter, loc, *threads)));
-      // The last round may leave some threads without a piece.
-      scf::IfOp guard;
-      if (pieces % *threads != 0) {
-        Value has =
-            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
-                                  piece, createIndex(rewriter, loc, pieces));
-        guard = scf::IfOp::create(rewriter, loc, has);
-        rewriter.setInsertionPointToStart(guard.thenBlock());
-      }
       Value row = arith::DivUIOp::create(
           rewriter, loc, piece, createIndex(rewriter, loc, piecesPerRow));
       Value column = arith::MulIOp::create(
@@ -958,13 +968,47 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
                                  createIndex(rewriter, loc, piecesPerRow)),
           createIndex(rewriter, loc, 16 / elementBytes));
       Value sourceRow;
-      if (Value indices = adaptor.getIndices()) {
-        Value index = memref::LoadOp::create(rewriter, loc, indices, row);
+      if (!rowIndices.empty()) {
+        // Every lane shuffles, also those without a piece this round.
+        Type i32 = rewriter.getI32Type();
+        Value fromLane = arith::IndexCastOp::create(
+            rewriter, loc, i32,
+            arith::RemUIOp::create(rewriter, loc, row,
+                                   createIndex(rewriter, loc, kWarpSize)));
+        Value width = createI32(rewriter, loc, kWarpSize);
+        Value group = arith::DivUIOp::create(
+            rewriter, loc, row, createIndex(rewriter, loc, kWarpSize));
+        Value index;
+        for (auto [g, held] : llvm::enumerate(rowIndices)) {
+          Value shuffled =
+              gpu::ShuffleOp::create(rewriter, loc, i32, rewriter.getI1Type(),
+                                     held, fromLane, width,
+                                     gpu::ShuffleModeAttr::get(
+                                         getContext(), gpu::ShuffleMode::IDX))
+                  .getShuffleResult();
+          if (!index) {
+            index = shuffled;
+            continue;
+          }
+          Value isGroup =
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                    group, createIndex(rewriter, loc, g));
+          index =
+              arith::SelectOp::create(rewriter, loc, isGroup, shuffled, index);
+        }
         sourceRow = arith::IndexCastOp::create(rewriter, loc,
                                                rewriter.getIndexType(), index);
       } else {
         sourceRow =
             arith::AddIOp::create(rewriter, loc, adaptor.getFirst(), row);
+      }
+      // The last round may leave some threads without a piece.
+      if (pieces % *threads != 0) {
+        Value has =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                  piece, createIndex(rewriter, loc, pieces));
+        auto guard = scf::IfOp::create(rewriter, loc, has);
+        rewriter.setInsertionPointToStart(guard.thenBlock());
       }
       // An index outside [0, R) (negative ones wrap to huge unsigned
       // values) copies nothing and zero-fills; the address it would have

@@ -217,11 +217,7 @@ void WarpSpecializeLowering::setKernelAttributes() {
 
 void WarpSpecializeLowering::run() {
   SmallVector<unsigned> budgets = deriveWarpGroupRegisters(layout);
-  // What ptxas gives every thread at entry under the launch bounds: the
-  // register file split evenly, at most 255, in steps of 8.
-  entryRegisters =
-      std::min(TLEDialect::kRegistersPerCTA / layout.getNumThreads(), 255u);
-  entryRegisters -= entryRegisters % TLEDialect::kRegisterGranule;
+  entryRegisters = getEntryRegisters(layout.getNumThreads());
   setKernelAttributes();
   b.setInsertionPoint(ws);
   tid = gpu::ThreadIdOp::create(b, ws.getLoc(), gpu::Dimension::x);

@@ -57,6 +57,8 @@ struct BarrierRow {
 struct KernelPlan {
   std::string kernel;
   unsigned warpGroups, threads, registers;
+  /// What setmaxnreg can hand out: the threads' registers at entry.
+  unsigned registerCapacity;
   SmallVector<PartitionRow> partitions;
   SmallVector<PipeRow> pipes;
   SmallVector<BarrierRow> barriers;
@@ -106,6 +108,7 @@ FailureOr<KernelPlan> buildPlan(WarpSpecializeOp ws) {
       TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
   plan.warpGroups = layout.getNumWarpGroups();
   plan.threads = layout.getNumThreads();
+  plan.registerCapacity = getRegisterCapacity(plan.threads);
   plan.registers = 0;
   for (unsigned budget : budgets)
     plan.registers += budget * threadsPerGroup;
@@ -182,7 +185,7 @@ private:
 void printText(const KernelPlan &plan, raw_ostream &os) {
   os << "sync plan for @" << plan.kernel << "\n";
   os << "partitions: " << plan.warpGroups << " warp groups, " << plan.threads
-     << " threads, " << plan.registers << " of " << TLEDialect::kRegistersPerCTA
+     << " threads, " << plan.registers << " of " << plan.registerCapacity
      << " registers\n";
   Table partitions(
       {"partition", "warps", "first warp", "registers", "named barrier"});
@@ -269,6 +272,7 @@ llvm::json::Value toJson(const KernelPlan &plan) {
       {"threads", plan.threads},
       {"registers", plan.registers},
       {"register_file", TLEDialect::kRegistersPerCTA},
+      {"register_capacity", plan.registerCapacity},
       {"partitions", std::move(partitions)},
       {"pipes", std::move(pipes)},
       {"barriers", std::move(barriers)},

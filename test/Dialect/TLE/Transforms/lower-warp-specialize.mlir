@@ -93,7 +93,7 @@ func.func @dispatch(%out: memref<?xf32>, %x: f32) {
 // CHECK: memref.store
 func.func @single(%out: memref<?xf32>, %x: f32) {
   tle.warp_specialize
-  default warps(4) registers(256) {
+  default warps(4) registers(248) {
     %t = gpu.thread_id x
     memref.store %x, %out[%t] : memref<?xf32>
     tle.warp_yield

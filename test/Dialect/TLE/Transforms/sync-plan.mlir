@@ -8,7 +8,7 @@
 // others leave: (512 - 40) / 2 = 236 per thread, rounded down to 232.
 
 //      CHECK:sync plan for @attention
-// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 65536 registers
+// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers      named barrier
 // CHECK-NEXT:  consumer   8      0           232 (derived)  1
 // CHECK-NEXT:  tma        1      8           40             2

@@ -665,7 +665,9 @@ def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
     `min(warps, 4)`. The CTA is a whole number of warp groups (4 warps).
     `setmaxnreg` acts on a whole warp group, so partitions sharing a warp
     group must request the same budget; the budgets, counted per warp group
-    of 128 threads, must fit in the 65,536 registers of the SM. Budgets are
+    of 128 threads, must fit in the registers the CTA's threads hold at
+    entry (65,536 / threads per thread, rounded down to a multiple of 8:
+    64,512 for 384 threads), the only ones `setmaxnreg` moves. Budgets are
     multiples of 8 in 24..256; a partition without `registers(...)` lets the
     compiler choose. A partition that issues warp-group MMA needs a multiple
     of 4 warps. Each partition owns one named barrier (id 0 is the CTA's),

@@ -42,6 +42,17 @@ WarpLayout computeWarpLayout(WarpSpecializeOp op);
 /// The register budget of each warp group: the requested one where there is
 /// one; the others share what the requests leave of the register file
 /// equally, rounded down to a multiple of 8 and clamped to 24..256.
+/// What ptxas gives every thread at entry under the kernel's launch bounds:
+/// the register file split evenly over `numThreads`, at most 255, in steps
+/// of 8.
+unsigned getEntryRegisters(unsigned numThreads);
+
+/// The registers setmaxnreg can redistribute among the warp groups of a CTA
+/// of `numThreads`: what they hold at entry. Measured on the H200 (ptxas
+/// 13.0): budgets that add up to more (e.g. the full 65,536 with 384
+/// threads, which start at 168) make setmaxnreg.inc wait forever.
+unsigned getRegisterCapacity(unsigned numThreads);
+
 llvm::SmallVector<unsigned> deriveWarpGroupRegisters(const WarpLayout &layout);
 
 } // namespace mlir::tle

@@ -156,7 +156,7 @@ def TLESyncPlan : Pass<"tle-sync-plan"> {
 
     ```
     sync plan for @pipes
-    partitions: 3 warp groups, 384 threads, 64512 of 65536 registers
+    partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
       #  partition  warps  first warp  registers    named barrier
       0  left       4      0           232          1
       ...

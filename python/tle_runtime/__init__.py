@@ -23,8 +23,7 @@ returns at once, like a PyTorch or Triton kernel: CUDA events on that
 stream (triton.testing.do_bench) time it, and its errors show at the next
 synchronization. `kernel.args(values)` checks tensors against the kernel's
 memref types (rank, static sizes, element type, layout strides) before
-building the list, since the runtime sees neither dtypes nor strides it
-cannot compare.
+building the list, since the runtime checks neither dtypes nor strides.
 
 The library is $TLE_RUNTIME_LIB, else the newest build*/lib/libtle_runtime.so
 of this checkout. Tensors are used through data_ptr(), shape, stride() and

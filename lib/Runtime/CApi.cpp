@@ -318,6 +318,17 @@ int tle_rt_launch(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
       *module.module, kernel->info->name, grid, args->args));
 }
 
+int tle_rt_launch_on_stream(tle_rt_kernel *kernel, unsigned gridX,
+                            unsigned gridY, unsigned gridZ, tle_rt_args *args,
+                            uint64_t stream) {
+  if (!kernel || !args)
+    return invalid(__func__, "kernel and args must not be NULL");
+  const unsigned grid[3] = {gridX, gridY, gridZ};
+  tle_rt_module &module = *kernel->module;
+  return report(module.device->device->launchOnStream(
+      *module.module, kernel->info->name, grid, args->args, stream));
+}
+
 int tle_rt_time(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
                 unsigned gridZ, tle_rt_args *args, int warmup, int reps,
                 double *medianMs, double *minMs, double *maxMs) {

@@ -510,19 +510,42 @@ static Status enqueue(const Driver &driver, CUstream stream, Launch &launch) {
       "cuLaunchKernel('" + info.name + "')");
 }
 
+/// Resolves and enqueues one launch on `stream`, the context being
+/// current. cuLaunchKernel copies the parameter values it is pointed at
+/// before it returns, so `args` may change or go as soon as this does.
+static Status startLaunch(const Driver &driver, Module &module,
+                          const std::vector<CUfunction> &functions,
+                          const std::string &kernel, const unsigned grid[3],
+                          KernelArgs &args, CUstream stream) {
+  Launch launch;
+  if (Status s =
+          prepareLaunch(driver, module, functions, kernel, grid, args, launch);
+      !s)
+    return s;
+  return enqueue(driver, stream, launch);
+}
+
 Status Device::launch(Module &module, const std::string &kernel,
                       const unsigned grid[3], KernelArgs &args) {
   ScopedContext scope(*impl->context);
   if (!scope.status())
     return scope.status();
-  Launch launch;
-  if (Status s = prepareLaunch(impl->driver, module, module.impl->functions,
-                               kernel, grid, args, launch);
+  if (Status s = startLaunch(impl->driver, module, module.impl->functions,
+                             kernel, grid, args, impl->stream);
       !s)
     return s;
-  if (Status s = enqueue(impl->driver, impl->stream, launch); !s)
-    return s;
   return impl->wait(kernel, watchdogSeconds);
+}
+
+Status Device::launchOnStream(Module &module, const std::string &kernel,
+                              const unsigned grid[3], KernelArgs &args,
+                              uint64_t stream) {
+  ScopedContext scope(*impl->context);
+  if (!scope.status())
+    return scope.status();
+  return startLaunch(
+      impl->driver, module, module.impl->functions, kernel, grid, args,
+      reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream)));
 }
 
 /// The median of an odd count is the middle time, of an even count the

@@ -3,61 +3,12 @@ Python values into the C calls (through a stand-in for the library, and
 through the real one where it is built). Needs neither torch nor a device."""
 
 import os
+import types
 
 import pytest
 
 import tle_runtime as rt
-
-
-class FakeTensor:
-    """What the binding reads of a torch.Tensor."""
-
-    def __init__(self, address, shape, stride):
-        self.address, self.shape, self._stride = address, shape, stride
-
-    def data_ptr(self):
-        return self.address
-
-    def stride(self):
-        return self._stride
-
-
-class FakeLibrary:
-    """Records the tle_rt_args_* calls it gets, as plain Python values."""
-
-    def __init__(self, code=rt.OK, error=b""):
-        self.calls, self.code, self.error = [], code, error
-
-    def tle_rt_args_create(self, handle):
-        handle._obj.value = 1
-        return rt.OK
-
-    def tle_rt_args_free(self, handle):
-        self.calls.append(("free",))
-
-    def tle_rt_last_error(self):
-        return self.error
-
-    def _record(self, name, *values):
-        self.calls.append((name,) + values)
-        return self.code
-
-    def tle_rt_args_add_memref(self, handle, address, rank, sizes, strides, offset):
-        return self._record("memref", address, list(sizes[:rank]), list(strides[:rank]),
-                            offset)
-
-    def tle_rt_args_add_tensor_map(self, handle, address, rank, sizes, strides):
-        return self._record("tensor_map", address, list(sizes[:rank]),
-                            list(strides[:rank]))
-
-    def tle_rt_args_add_index(self, handle, value):
-        return self._record("index", value)
-
-    def tle_rt_args_add_i32(self, handle, value):
-        return self._record("i32", value)
-
-    def tle_rt_args_add_f32(self, handle, value):
-        return self._record("f32", value)
+from fakes import FakeLibrary, FakeTensor
 
 
 def test_values_become_their_kinds():
@@ -173,3 +124,89 @@ def test_ctypes_prototypes_are_in_the_header():
         declared = {line.split("(")[0].split()[-1].lstrip("*")
                     for line in f if line.startswith("TLE_RT_API")}
     assert set(rt._PROTOTYPES) <= declared
+
+
+def test_memref_types():
+    assert rt.parse_memref_type("memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>") == (
+        (-1, -1, -1, 576), "bf16", (-1, -1, -1, 1), 0)
+    assert rt.parse_memref_type("memref<?x?x1x576xbf16>") == (
+        (-1, -1, 1, 576), "bf16", None, 0)
+    assert rt.parse_memref_type("memref<64xf32, strided<[1], offset: ?>>") == (
+        (64,), "f32", (1,), None)
+    assert rt.parse_memref_type("memref<f32>") == ((), "f32", None, 0)
+    for bad in ("tensor<4xf32>", "memref<4xf32, affine_map<(d0) -> (d0)>>",
+                "memref<4x4xf32, strided<[1]>>"):
+        with pytest.raises(ValueError):
+            rt.parse_memref_type(bad)
+
+
+IDENTITY = "memref<?x?x1x576xbf16>"
+STRIDED = "memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>"
+
+
+def test_identity_layouts_take_contiguous_tensors():
+    # Strides of size-1 dimensions do not matter (unsqueeze, expand).
+    rt.check_memref(IDENTITY, FakeTensor(0, (1, 10, 1, 576), (7, 576, 1, 1), "torch.bfloat16"))
+    with pytest.raises(ValueError, match=r"stride 1152 in dimension 1, the contiguous "
+                                         r"stride is 576"):
+        rt.check_memref(IDENTITY, FakeTensor(0, (1, 10, 1, 576), (11520, 1152, 576, 1)))
+
+
+def test_strided_layouts_take_any_dynamic_stride():
+    # q with its heads outermost in memory, as bench's non-contiguous q.
+    rt.check_memref(STRIDED, FakeTensor(0, (1, 8, 64, 576), (0, 576, 8 * 576, 1)))
+    with pytest.raises(ValueError, match="stride 2 in dimension 3, the layout stride is 1"):
+        rt.check_memref(STRIDED, FakeTensor(0, (1, 8, 64, 576), (0, 1152, 8 * 1152, 2)))
+
+
+@pytest.mark.parametrize("tensor, message", [
+    (FakeTensor(0, (8, 1, 576), (576, 576, 1)), "a tensor of rank 3"),
+    (FakeTensor(0, (1, 8, 2, 576), (9216, 1152, 576, 1)), "size 2 in dimension 2"),
+    (FakeTensor(0, (1, 8, 1, 576), (4608, 576, 576, 1), "torch.float32"),
+     "a torch.float32 tensor, the kernel takes bfloat16"),
+])
+def test_memref_mismatches(tensor, message):
+    with pytest.raises(ValueError, match=message):
+        rt.check_memref(IDENTITY, tensor, "argument 1")
+
+
+def test_signature_args_pass_real_strides():
+    lib = FakeLibrary()
+    q = FakeTensor(0x1000, (1, 8, 64, 576), (0, 576, 8 * 576, 1))
+    args = rt.signature_args([STRIDED, "f32"], [q, 0.5], lib=lib)
+    assert lib.calls == [("memref", 0x1000, [1, 8, 64, 576], [0, 576, 4608, 1], 0),
+                         ("f32", 0.5)]
+    del args
+    with pytest.raises(ValueError, match=r"kernel 'k' takes 2 arguments \(.*\), 1 were given"):
+        rt.signature_args([STRIDED, "f32"], [q], "kernel 'k'", lib=lib)
+    with pytest.raises(ValueError, match="kernel 'k': argument 0"):
+        rt.signature_args([IDENTITY, "f32"], [q, 0.5], "kernel 'k'", lib=lib)
+
+
+def test_stream_handles(monkeypatch):
+    assert rt.stream_handle(0x55aa) == 0x55aa
+    assert rt.stream_handle(types.SimpleNamespace(cuda_stream=0x77)) == 0x77
+    for bad in (True, "s", 1.5):
+        with pytest.raises(TypeError):
+            rt.stream_handle(bad)
+    monkeypatch.setitem(__import__("sys").modules, "torch", None)  # not importable
+    assert rt.stream_handle(None) == 0
+
+
+def _fake_kernel(lib, signature):
+    module = types.SimpleNamespace(_lib=lib, device=types.SimpleNamespace(ordinal=0),
+                                   metadata={"k": {"signature": signature}})
+    return rt.Kernel(module, rt.c_void_p(1))
+
+
+def test_launch_async_on_a_given_stream():
+    lib = FakeLibrary()
+    kernel = _fake_kernel(lib, ["index"])
+    kernel.launch_async((4, 2), kernel.args([3]), stream=0x1234)
+    # The list is freed as soon as the launch returns: the driver copied it.
+    assert lib.calls[-2:] == [("launch_on_stream", (4, 2, 1), 0x1234), ("free",)]
+    with pytest.raises(ValueError):
+        kernel.launch_async((0,), kernel.args([3]), stream=0)
+    lib.code, lib.error = rt.ERROR, b"kernel 'k': the grid has a zero dimension"
+    with pytest.raises(rt.TleError, match="zero dimension"):
+        kernel.launch_async((1,), rt.Args([], lib=FakeLibrary()), stream=0)

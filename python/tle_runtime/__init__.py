@@ -12,21 +12,30 @@ Arguments follow the kernel's signature: a torch tensor is a memref, a
 `tensor_map(tensor)` a `!tle.tensor_map<...>` (encoded by the runtime from
 the tensor and the kernel's box), an int an `index`, a float an `f32`.
 
-Kernels run on the runtime's own stream and every launch returns when the
-kernel is done, under the runtime's watchdog. `launch` and `time` call
+`launch` and `time` run on the runtime's own stream and return when the
+kernel is done, under the runtime's watchdog; they call
 `torch.cuda.synchronize()` first, so that what PyTorch wrote on its streams
 is complete. A hung kernel (TLE_RT_HANG) leaves the device unusable: the
 message is printed and the process ends with os._exit(3).
 
+`launch_async` enqueues on PyTorch's current stream (or a given one) and
+returns at once, like a PyTorch or Triton kernel: CUDA events on that
+stream (triton.testing.do_bench) time it, and its errors show at the next
+synchronization. `kernel.args(values)` checks tensors against the kernel's
+memref types (rank, static sizes, element type, layout strides) before
+building the list, since the runtime checks neither dtypes nor strides.
+
 The library is $TLE_RUNTIME_LIB, else the newest build*/lib/libtle_runtime.so
-of this checkout. Nothing here imports torch: tensors are used through
-data_ptr(), shape and stride() alone.
+of this checkout. Tensors are used through data_ptr(), shape, stride() and
+dtype alone; torch is imported only to find the current stream.
 """
 
 import ctypes
+import functools
 import glob
 import json
 import os
+import re
 import sys
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
 
@@ -94,6 +103,8 @@ _PROTOTYPES = {
     "tle_rt_args_add_f32": (c_int, [c_void_p, ctypes.c_float]),
     "tle_rt_args_check": (c_int, [c_void_p, c_void_p]),
     "tle_rt_launch": (c_int, [c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, c_void_p]),
+    "tle_rt_launch_on_stream": (c_int, [c_void_p, ctypes.c_uint, ctypes.c_uint,
+                                        ctypes.c_uint, c_void_p, c_uint64]),
     "tle_rt_time": (c_int, [c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, c_void_p,
                             c_int, c_int, POINTER(c_double), POINTER(c_double),
                             POINTER(c_double)]),
@@ -141,6 +152,29 @@ def _grid(grid):
     if not 1 <= len(dims) <= 3 or any(not isinstance(d, int) or d < 1 for d in dims):
         raise ValueError(f"a grid is 1 to 3 positive ints, not {grid!r}")
     return dims + (1,) * (3 - len(dims))
+
+
+def stream_handle(stream=None, device=0):
+    """The CUstream, as an int, that a launch_async with `stream` runs on:
+    an int is taken as it is, an object with `cuda_stream` (a
+    torch.cuda.Stream) gives that, and None means PyTorch's current stream
+    on `device` where torch has CUDA, else 0 (the legacy default stream)."""
+    if stream is None:
+        try:
+            import torch
+        except ImportError:
+            return 0
+        if not torch.cuda.is_available():
+            return 0
+        return int(torch.cuda.current_stream(device).cuda_stream)
+    if isinstance(stream, bool):
+        raise TypeError("a stream is an int (a CUstream) or a torch.cuda.Stream")
+    if isinstance(stream, int):
+        return stream
+    if hasattr(stream, "cuda_stream"):
+        return int(stream.cuda_stream)
+    raise TypeError(f"a stream is an int (a CUstream) or a torch.cuda.Stream, "
+                    f"not {type(stream).__name__}")
 
 
 class TensorMap:
@@ -234,6 +268,80 @@ def _as_args(args):
     return args if isinstance(args, Args) else Args(args)
 
 
+# The element types of memrefs, as torch names its dtypes.
+_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
+           "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
+
+_MEMREF = re.compile(r"^memref<((?:(?:\?|\d+)x)*)(\w+)(?:,\s*(.*))?>$")
+_STRIDED = re.compile(r"^strided<\[([^\]]*)\](?:,\s*offset:\s*([?\d]+))?>$")
+
+
+@functools.lru_cache(maxsize=None)
+def parse_memref_type(type_text):
+    """(shape, element type, strides, offset) of a memref type, -1 (None for
+    the offset) where dynamic; strides are None for the identity layout:
+    "memref<?x?x1x576xbf16>" -> ((-1, -1, 1, 576), "bf16", None, 0)."""
+    match = _MEMREF.match(type_text.strip())
+    if not match:
+        raise ValueError(f"{type_text!r} is not a memref type")
+    dims, element, layout = match.groups()
+    shape = tuple(-1 if d == "?" else int(d) for d in dims.split("x") if d)
+    if not layout:
+        return shape, element, None, 0
+    strided = _STRIDED.match(layout.strip())
+    if not strided:
+        raise ValueError(f"{type_text!r}: only identity and strided<[...]> "
+                         f"layouts are understood")
+    strides = tuple(-1 if x.strip() == "?" else int(x)
+                    for x in strided.group(1).split(",") if x.strip())
+    offset = strided.group(2)
+    if len(strides) != len(shape):
+        raise ValueError(f"{type_text!r}: {len(strides)} strides for rank {len(shape)}")
+    return shape, element, strides, None if offset == "?" else int(offset or 0)
+
+
+def _contiguous_strides(sizes):
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def check_memref(type_text, tensor, where="the tensor"):
+    """Raises ValueError unless `tensor` can be passed as a memref of
+    `type_text`: its rank, static sizes, dtype (when it has one) and
+    strides. The strides of an identity layout are the contiguous ones, of a
+    strided layout its static entries; a dimension of size 1 takes any."""
+    shape, element, layout, offset = parse_memref_type(type_text)
+    where = f"{where} ({type_text})"
+    sizes = tuple(int(s) for s in tensor.shape)
+    strides = tuple(int(s) for s in tensor.stride())
+    if len(sizes) != len(shape):
+        raise ValueError(f"{where}: a tensor of rank {len(sizes)} {list(sizes)}, "
+                         f"the kernel takes rank {len(shape)}")
+    for d, (want, got) in enumerate(zip(shape, sizes)):
+        if want >= 0 and want != got:
+            raise ValueError(f"{where}: size {got} in dimension {d}, the kernel "
+                             f"takes {want}")
+    dtype = getattr(tensor, "dtype", None)
+    if dtype is not None and element in _DTYPES:
+        if str(dtype).replace("torch.", "") != _DTYPES[element]:
+            raise ValueError(f"{where}: a {dtype} tensor, the kernel takes "
+                             f"{_DTYPES[element]}")
+    if offset != 0:
+        # data_ptr() is the first element; a static offset would move it.
+        raise ValueError(f"{where}: a layout with a non-zero or dynamic offset "
+                         f"is not supported")
+    needed = layout if layout is not None else _contiguous_strides(sizes)
+    for d, (want, got) in enumerate(zip(needed, strides)):
+        if want >= 0 and sizes[d] > 1 and want != got:
+            kind = "contiguous" if layout is None else "layout"
+            raise ValueError(f"{where}: stride {got} in dimension {d}, the "
+                             f"{kind} stride is {want} (strides {list(strides)}); "
+                             f"pass a tensor with that layout (e.g. .contiguous())")
+
+
 def default_metadata_path(image_path):
     """Where tle-translate's metadata is by convention: k.ptx -> k.json."""
     return os.path.splitext(image_path)[0] + ".json"
@@ -246,12 +354,28 @@ def read_kernel_metadata(path):
         return {k["name"]: k for k in json.load(f)["kernels"]}
 
 
+def signature_args(signature, values, name="the kernel", lib=None):
+    """An Args of `values` for a kernel of `signature`, each tensor passed
+    to a memref first checked against its type (check_memref). The tensors'
+    real strides go to the kernel, which reads a strided layout's dynamic
+    strides from them and assumes an identity layout's."""
+    values = list(values)
+    if signature and len(values) != len(signature):
+        raise ValueError(f"{name} takes {len(signature)} arguments "
+                         f"({', '.join(signature)}), {len(values)} were given")
+    for i, (type_text, value) in enumerate(zip(signature, values)):
+        if type_text.startswith("memref<") and hasattr(value, "data_ptr"):
+            check_memref(type_text, value, f"{name}: argument {i}")
+    return Args(values, lib=lib)
+
+
 class Device:
     """A CUDA device's primary context (the one PyTorch uses)."""
 
     def __init__(self, ordinal=0, watchdog=None):
         self._lib = library()
         self._handle = c_void_p()
+        self.ordinal = ordinal
         _check(self._lib.tle_rt_device_open(ordinal, byref(self._handle)))
         if watchdog is not None:
             _check(self._lib.tle_rt_device_set_watchdog(self._handle, watchdog))
@@ -307,6 +431,11 @@ class Kernel:
         # metadata has none.
         self.signature = module.metadata[self.name].get("signature", [])
 
+    def args(self, values):
+        """signature_args for this kernel."""
+        return signature_args(self.signature, values, f"kernel '{self.name}'",
+                              self._lib)
+
     def check(self, args):
         """Checks `args` against the kernel's metadata, as launches do."""
         _check(self._lib.tle_rt_args_check(_as_args(args)._handle, self._handle))
@@ -316,6 +445,20 @@ class Kernel:
         args = _as_args(args)
         _sync_torch()
         _check(self._lib.tle_rt_launch(self._handle, *_grid(grid), args._handle))
+
+    def launch_async(self, grid, args, stream=None):
+        """Enqueues one launch on `stream` (default: PyTorch's current
+        stream; see stream_handle) and returns at once, without the
+        watchdog. Work queued before it on that stream is ordered before it,
+        so nothing is synchronized; a fault of the kernel surfaces at the
+        next synchronization (e.g. torch.cuda.synchronize()). `args` may be
+        dropped right after (the driver copied the parameters); the tensors
+        must live until the kernel ends, as for any kernel on PyTorch's
+        streams."""
+        args = _as_args(args)
+        handle = stream_handle(stream, self.module.device.ordinal)
+        _check(self._lib.tle_rt_launch_on_stream(self._handle, *_grid(grid),
+                                                 args._handle, handle), self._lib)
 
     def time(self, grid, args, warmup=10, reps=100):
         """(median, min, max) milliseconds of `reps` launches, each timed
@@ -337,7 +480,7 @@ class Kernel:
         (the runtime polls its stream, sleeping 20 us to 1 ms between polls),
         and do_bench's events sit on PyTorch's stream, not the runtime's, so
         what they measure is the host's round trip. Time kernels with
-        time()."""
+        time(), or give do_bench a function that calls launch_async()."""
         args = _as_args(args)
         dims = _grid(grid)
         lib, handle = self._lib, self._handle

@@ -1,19 +1,26 @@
 """Benchmark driver: check and time SparseMLA implementations per SKV.
 
-    python -m tle_sparse_mla.bench [--skv 8192,32768,...] [--check]
-        [--json FILE] [--plot FILE.png]
+    python -m tle_sparse_mla.bench [--skv 8192,32768,...] [--impl a,b]
+        [--tle-kernel K.ptx] [--check] [--json FILE] [--plot FILE.png]
 
 B=1, SQ=4096, H=128, topk=2048. TFLOPS = 2*B*SQ*H*topk*(576+512) / time.
+Every implementation is timed in this process the same way: do_bench's
+median of calls that allocate the outputs and launch on PyTorch's current
+stream. "tle" is the compiled kernel given by --tle-kernel or
+$TLE_SPARSE_MLA_KERNEL (its .json beside it); without either, the default
+list leaves it out and says so.
 """
 
 import argparse
 import datetime
 import json
 import math
+import os
 import sys
 
 import torch
 
+from . import tle_kernel
 from .inputs import make_inputs
 from .reference import sparse_mla_reference
 
@@ -24,18 +31,25 @@ OUT_ATOL, OUT_RTOL, OUT_COS = 8e-4, 3.01 / 128, 7e-6
 STAT_ATOL, STAT_RTOL = 1e-6, 2.01 / 65536
 
 
-def _triton_impl():
+def _triton_impl(options):
     from .triton_peer import sparse_mla_triton
     return sparse_mla_triton
 
 
-# Implementations under test: name -> zero-argument loader returning a
-# callable f(q, kv, indices, sm_scale) -> (out, max_logits, lse).
-# HOOK: the compiled TLE kernel is to be added here later as "tle", loading
-# its PTX/cubin through libtle_runtime.so (docs/Runtime.md) via ctypes.
+def _tle_impl(options):
+    return tle_kernel.load(getattr(options, "tle_kernel", None))
+
+
+# Implementations under test: name -> loader(options) returning a callable
+# f(q, kv, indices, sm_scale) -> (out, max_logits, lse). A callable whose
+# `takes_outputs` is true also takes out=(out, max_logits, lse), which
+# check() poisons first.
 IMPLEMENTATIONS = {
     "triton_naive": _triton_impl,
+    "tle": _tle_impl,
 }
+# The column the ratio divides by the "tle" one.
+BASELINE = "triton_naive"
 
 
 def flops(s_q, h_q, topk, b=1):
@@ -70,10 +84,24 @@ def _compare(name, got, ref, atol, rtol):
             "ok": ok_tol and same_special}
 
 
+def poisoned_outputs(q, d_v=D_V):
+    """(out, max_logits, lse) for q's rows, all NaN: the reference has no
+    NaN, so an entry a kernel leaves unwritten fails the check (torch.empty
+    could hand back memory holding another implementation's right
+    answer)."""
+    lead = tuple(q.shape[:-1])
+    out = torch.full(lead + (d_v,), float("nan"), dtype=torch.bfloat16, device=q.device)
+    stats = torch.full(lead, float("nan"), dtype=torch.float32, device=q.device)
+    return out, stats, stats.clone()
+
+
 def check(fn, q, kv, idx, sm_scale, rows):
     """Runs fn on the whole input and compares the sampled rows with the
     fp32 reference (computed on those rows only)."""
-    out, maxl, lse = fn(q, kv, idx, sm_scale)
+    if getattr(fn, "takes_outputs", False):
+        out, maxl, lse = fn(q, kv, idx, sm_scale, out=poisoned_outputs(q))
+    else:
+        out, maxl, lse = fn(q, kv, idx, sm_scale)
     torch.cuda.synchronize()
     r_out, r_maxl, r_lse = sparse_mla_reference(q[rows], kv, idx[rows], sm_scale)
     res = {
@@ -100,6 +128,75 @@ def time_ms(fn, warmup, rep):
                                              quantiles=[0.5]))
 
 
+def select_implementations(impl, kernel, environ=os.environ):
+    """The names to run: `impl` (comma-separated) when given, else every
+    implementation, less "tle" when no kernel is named (with a note)."""
+    if impl:
+        names = impl.split(",")
+        unknown = [n for n in names if n not in IMPLEMENTATIONS]
+        if unknown:
+            raise ValueError(f"unknown implementation(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(IMPLEMENTATIONS)}")
+        return names, None
+    names = list(IMPLEMENTATIONS)
+    if kernel or environ.get(tle_kernel.ENV):
+        return names, None
+    names.remove("tle")
+    return names, (f"note: 'tle' left out: no kernel (--tle-kernel or "
+                   f"${tle_kernel.ENV})")
+
+
+def ratios(results, names):
+    """{skv: tle TFLOPS / baseline TFLOPS} where both ran."""
+    if "tle" not in names or BASELINE not in names:
+        return {}
+    by = {(e["skv"], e["impl"]): e["tflops"] for e in results}
+    return {skv: by[(skv, "tle")] / by[(skv, BASELINE)]
+            for skv, impl in by if impl == "tle" and (skv, BASELINE) in by}
+
+
+def print_table(results, names, skvs):
+    """SKV rows, implementation columns (TFLOPS), and tle / baseline."""
+    ratio = ratios(results, names)
+    columns = names + ([f"tle/{BASELINE}"] if ratio else [])
+    print("\n| SKV | " + " | ".join(columns) + " |")
+    print("|---:|" + "---:|" * len(columns))
+    by = {(e["skv"], e["impl"]): e["tflops"] for e in results}
+    for skv in skvs:
+        cells = [f"{by[(skv, n)]:.1f}" if (skv, n) in by else "-" for n in names]
+        if ratio:
+            cells.append(f"{ratio[skv]:.2f}" if skv in ratio else "-")
+        print(f"| {skv} | " + " | ".join(cells) + " |")
+
+
+def plot(results, names, path, title):
+    """TFLOPS against SKV, one line per implementation; False (with a
+    message) when matplotlib is missing."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib is not installed: no plot written to {path}",
+              file=sys.stderr)
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for n in names:
+        xs = [e["skv"] for e in results if e["impl"] == n]
+        ys = [e["tflops"] for e in results if e["impl"] == n]
+        ax.plot(xs, ys, marker="o", label=n)
+    ax.set_xlabel("SKV")
+    ax.set_ylabel("TFLOPS")
+    ax.set_title(title)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -107,7 +204,10 @@ def main(argv=None):
     ap.add_argument("--sq", type=int, default=4096)
     ap.add_argument("--heads", type=int, default=128)
     ap.add_argument("--topk", type=int, default=2048)
-    ap.add_argument("--impl", default=",".join(IMPLEMENTATIONS))
+    ap.add_argument("--impl", help="comma-separated, of: " + ", ".join(IMPLEMENTATIONS)
+                    + " (default: all; tle only with a kernel)")
+    ap.add_argument("--tle-kernel", help="the compiled SparseMLA kernel (.ptx or "
+                    ".cubin, its .json beside it); default $TLE_SPARSE_MLA_KERNEL")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--check-rows", type=int, default=256)
     ap.add_argument("--warmup", type=int, default=25, help="ms (do_bench)")
@@ -120,7 +220,14 @@ def main(argv=None):
         print("no CUDA device", file=sys.stderr)
         return 2
     skvs = [int(x) for x in a.skv.split(",")]
-    impls = {n: IMPLEMENTATIONS[n]() for n in a.impl.split(",")}
+    try:
+        names, note = select_implementations(a.impl, a.tle_kernel)
+        if note:
+            print(note, file=sys.stderr)
+        impls = {n: IMPLEMENTATIONS[n](a) for n in names}
+    except (ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     sm_scale = 1.0 / math.sqrt(D_QK)
     fl = flops(a.sq, a.heads, a.topk)
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -131,7 +238,15 @@ def main(argv=None):
               "sm_scale": sm_scale, "flops": fl,
               "index_distribution": "uniform distinct causal: token t at "
                                     "SKV-SQ+t draws topk ids from [0, SKV-SQ+t]",
+              "timing": f"triton.testing.do_bench median, warmup {a.warmup} ms, "
+                        f"rep {a.rep} ms; each call allocates its outputs",
               "results": []}
+    if "tle" in impls:
+        kernel = impls["tle"].kernel
+        report["tle_kernel"] = {"name": kernel.name,
+                                "file": tle_kernel.kernel_path(a.tle_kernel),
+                                "block": list(kernel.block),
+                                "shared_memory": kernel.shared_memory}
     all_ok = True
     for skv in skvs:
         q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, seed=skv)
@@ -166,36 +281,16 @@ def main(argv=None):
         del q, kv, idx
         torch.cuda.empty_cache()
 
-    # Table: SKV x implementation, TFLOPS.
-    names = list(impls)
-    print("\n| SKV | " + " | ".join(names) + " |")
-    print("|---:|" + "---:|" * len(names))
-    for skv in skvs:
-        cells = [f"{e['tflops']:.1f}" for n in names for e in report["results"]
-                 if e["skv"] == skv and e["impl"] == n]
-        print(f"| {skv} | " + " | ".join(cells) + " |")
-
+    print_table(report["results"], names, skvs)
+    report[f"tle_over_{BASELINE}"] = {str(k): v for k, v in
+                                      ratios(report["results"], names).items()}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=2)
     if a.plot:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(7, 4.5))
-        for n in names:
-            xs = [e["skv"] for e in report["results"] if e["impl"] == n]
-            ys = [e["tflops"] for e in report["results"] if e["impl"] == n]
-            ax.plot(xs, ys, marker="o", label=n)
-        ax.set_xlabel("SKV")
-        ax.set_ylabel("TFLOPS")
-        ax.set_title(f"SparseMLA prefill, {report['device']}\n"
-                     f"B=1 SQ={a.sq} H={a.heads} topk={a.topk}")
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(a.plot, dpi=120)
+        plot(report["results"], names, a.plot,
+             f"SparseMLA prefill, {report['device']}\n"
+             f"B=1 SQ={a.sq} H={a.heads} topk={a.topk}")
     if a.check and not all_ok:
         print("CHECK FAILED", file=sys.stderr)
         return 1

@@ -242,6 +242,16 @@ public:
   /// Launches `kernel` and waits for it under the watchdog.
   Status launch(Module &module, const std::string &kernel,
                 const unsigned grid[3], KernelArgs &args);
+  /// Checks the grid and `args`, encodes the tensor maps and enqueues one
+  /// launch on `stream`, a CUstream of this device's primary context as an
+  /// integer (0: the legacy default stream), without waiting and without
+  /// the watchdog: what goes wrong in the kernel (a fault, a hang) shows at
+  /// the next call that synchronizes with the stream. `args` may be changed
+  /// or destroyed as soon as this returns (cuLaunchKernel has copied the
+  /// parameters); the memory they point to must live until the kernel ends.
+  Status launchOnStream(Module &module, const std::string &kernel,
+                        const unsigned grid[3], KernelArgs &args,
+                        uint64_t stream);
   /// `warmup` untimed launches, then `reps` launches each timed with CUDA
   /// events, all under the watchdog.
   Status time(Module &module, const std::string &kernel, const unsigned grid[3],

@@ -112,12 +112,31 @@ TLE_RT_API int tle_rt_args_add_f32(tle_rt_args *args, float value);
 TLE_RT_API int tle_rt_args_check(const tle_rt_args *args,
                                  const tle_rt_kernel *kernel);
 
-/* Launches, on the runtime's own stream, each waited for under the
-   device's watchdog. Work of other libraries on their streams (e.g. the
-   inputs PyTorch wrote) must be complete before the call. */
+/* Launches. tle_rt_launch and tle_rt_time run on the runtime's own stream,
+   each launch waited for under the device's watchdog: work of other
+   libraries on their streams (e.g. the inputs PyTorch wrote) must be
+   complete before the call. tle_rt_launch_on_stream enqueues on the
+   caller's stream instead and does not wait. */
 TLE_RT_API int tle_rt_launch(tle_rt_kernel *kernel, unsigned grid_x,
                              unsigned grid_y, unsigned grid_z,
                              tle_rt_args *args);
+/** One launch enqueued on the caller's `stream`, a CUstream of the device's
+    primary context as an integer (e.g. PyTorch's
+    torch.cuda.current_stream().cuda_stream; 0 is the legacy default
+    stream), so that it is ordered with the caller's other work on that
+    stream and timed by the caller's events there. Checks `args` against the
+    kernel and encodes its tensor maps as tle_rt_launch does, then returns
+    without waiting and without the watchdog: an error of the kernel itself
+    (a fault; a deadlock, which nothing then interrupts) surfaces only at
+    the next call that synchronizes with the stream, such as
+    cuStreamSynchronize or torch.cuda.synchronize(). `args` may be freed or
+    refilled as soon as the call returns: cuLaunchKernel copies every
+    parameter value (tensor map descriptors included) out of the args'
+    storage before it returns, and nothing keeps a pointer to it. The
+    memory the arguments point to must stay valid until the kernel ends. */
+TLE_RT_API int tle_rt_launch_on_stream(tle_rt_kernel *kernel, unsigned grid_x,
+                                       unsigned grid_y, unsigned grid_z,
+                                       tle_rt_args *args, uint64_t stream);
 /** `warmup` untimed launches, then `reps` launches timed with CUDA events;
     times in milliseconds. */
 TLE_RT_API int tle_rt_time(tle_rt_kernel *kernel, unsigned grid_x,

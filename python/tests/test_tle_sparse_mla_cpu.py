@@ -1,0 +1,202 @@
+"""The "tle" SparseMLA implementation and the benchmark's table without a
+GPU: finding the kernel, the views and arguments a call passes, the errors
+for what the kernel cannot take (CPU tensors; skipped without torch)."""
+
+import json
+import math
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import tle_runtime as rt  # noqa: E402
+from fakes import FakeLibrary  # noqa: E402
+from tle_sparse_mla import bench, tle_kernel  # noqa: E402
+
+
+def _inputs(s_q=8, s_kv=32, h=64, topk=64, noncontiguous_q=False):
+    if noncontiguous_q:
+        q = torch.zeros(h, s_q, 576, dtype=torch.bfloat16).transpose(0, 1)
+    else:
+        q = torch.zeros(s_q, h, 576, dtype=torch.bfloat16)
+    kv = torch.zeros(s_kv, 1, 576, dtype=torch.bfloat16)
+    idx = torch.zeros(s_q, 1, topk, dtype=torch.int32)
+    return q, kv, idx
+
+
+def test_kernel_path(tmp_path):
+    with pytest.raises(tle_kernel.KernelNotFoundError,
+                       match="set TLE_SPARSE_MLA_KERNEL=.* or pass --tle-kernel"):
+        tle_kernel.kernel_path(None, environ={})
+    ptx = tmp_path / "k.ptx"
+    ptx.write_text("")
+    with pytest.raises(tle_kernel.KernelNotFoundError, match=r"k\.json: no such file"):
+        tle_kernel.kernel_path(None, environ={tle_kernel.ENV: str(ptx)})
+    (tmp_path / "k.json").write_text("{}")
+    assert tle_kernel.kernel_path(str(ptx), environ={}) == str(ptx)
+    with pytest.raises(tle_kernel.KernelNotFoundError, match="nowhere.ptx: no such file"):
+        tle_kernel.kernel_path(str(tmp_path / "nowhere.ptx"))
+
+
+def test_views_do_not_copy():
+    q, kv, idx = _inputs(noncontiguous_q=True)
+    q4, kv4, idx4, batched = tle_kernel.kernel_views(q, kv, idx)
+    assert not batched
+    assert q4.shape == (1, 8, 64, 576) and q4.stride()[1:] == (576, 8 * 576, 1)
+    assert kv4.shape == (1, 32, 1, 576) and idx4.shape == (1, 8, 1, 64)
+    for view, tensor in ((q4, q), (kv4, kv), (idx4, idx)):
+        assert view.data_ptr() == tensor.data_ptr()
+    assert tle_kernel.grid(q4) == (8, 1, 1)
+
+
+def test_arguments_of_a_call():
+    """What a call hands the runtime, in the kernel's signature order."""
+    q, kv, idx = _inputs(h=128, noncontiguous_q=True)
+    values, grid, (out, maxl, lse) = tle_kernel.launch_values(q, kv, idx)
+    assert grid == (8, 2, 1)
+    assert out.shape == (8, 128, 512) and out.dtype == torch.bfloat16
+    assert maxl.shape == lse.shape == (8, 128) and lse.dtype == torch.float32
+    assert values[-1] == pytest.approx(1 / math.sqrt(576))
+    lib = FakeLibrary()
+    args = rt.signature_args(tle_kernel.SIGNATURE, values, lib=lib)
+    memrefs = [c for c in lib.calls if c[0] == "memref"]
+    assert [c[2] for c in memrefs] == [[1, 8, 128, 576], [1, 32, 1, 576], [1, 8, 1, 64],
+                                       [1, 8, 128, 512], [1, 8, 128], [1, 8, 128]]
+    # q's real strides: heads outermost in memory.
+    assert memrefs[0][1] == q.data_ptr() and memrefs[0][3][1:] == [576, 8 * 576, 1]
+    assert memrefs[3][1] == out.data_ptr()
+    assert lib.calls[-1] == ("f32", pytest.approx(1 / math.sqrt(576)))
+    del args
+
+
+def test_batched_inputs_and_given_outputs():
+    q, kv, idx = (t.unsqueeze(0).expand(2, *t.shape).contiguous() for t in _inputs())
+    given = (torch.empty(2, 8, 64, 512, dtype=torch.bfloat16),
+             torch.empty(2, 8, 64), torch.empty(2, 8, 64))
+    values, grid, outputs = tle_kernel.launch_values(q, kv, idx, 0.5, out=given)
+    assert grid == (8, 1, 2) and outputs == given
+    assert values[3] is given[0] and values[-1] == 0.5
+
+
+@pytest.mark.parametrize("change, message", [
+    (dict(h=96), r"heads \(96\) must be a positive multiple of 64"),
+    (dict(topk=100), r"topk \(100\) must be a multiple of 64"),
+])
+def test_shapes_the_kernel_cannot_take(change, message):
+    with pytest.raises(ValueError, match=message):
+        tle_kernel.kernel_views(*_inputs(**change))
+
+
+def test_mismatched_inputs():
+    q, kv, idx = _inputs()
+    with pytest.raises(ValueError, match="d_qk = 576 and d_v = 512"):
+        tle_kernel.kernel_views(q[..., :512], kv, idx)
+    with pytest.raises(ValueError, match="indices must be"):
+        tle_kernel.kernel_views(q, kv, idx[:4])
+    with pytest.raises(ValueError, match=r"kv must be \[s_kv, 1, 576\]"):
+        tle_kernel.kernel_views(q, torch.zeros(32, 2, 576, dtype=torch.bfloat16), idx)
+    with pytest.raises(ValueError, match="all be 3-D .* or all 4-D"):
+        tle_kernel.kernel_views(q.unsqueeze(0), kv, idx)
+
+
+def test_alignment():
+    q, kv, idx = _inputs()
+    storage = torch.zeros(8 * 64 * 576 + 1, dtype=torch.bfloat16)
+    shifted = storage[1:].view(8, 64, 576)
+    with pytest.raises(ValueError, match="q must start at a 16-byte boundary"):
+        tle_kernel.kernel_views(shifted, kv, idx)
+    padded = torch.zeros(8, 64, 580, dtype=torch.bfloat16)[..., :576]
+    with pytest.raises(ValueError, match=r"stride in dimension 2 \(580 elements\)"):
+        tle_kernel.kernel_views(padded, kv, idx)
+    # Rows padded to a multiple of 16 bytes are fine.
+    tle_kernel.kernel_views(torch.zeros(8, 64, 584, dtype=torch.bfloat16)[..., :576], kv, idx)
+
+
+def test_types_and_layouts_are_checked_against_the_signature():
+    q, kv, idx = _inputs()
+    values, _, _ = tle_kernel.launch_values(q, kv, idx.long())
+    with pytest.raises(ValueError, match="argument 2 .*torch.int64 tensor, the kernel "
+                                         "takes int32"):
+        rt.signature_args(tle_kernel.SIGNATURE, values, lib=FakeLibrary())
+    strided_kv = torch.zeros(32, 1, 1152, dtype=torch.bfloat16)[..., :576]
+    values, _, _ = tle_kernel.launch_values(q, strided_kv, idx)
+    with pytest.raises(ValueError, match=r"argument 1 .*stride 1152 in dimension 1, the "
+                                         r"contiguous stride is 576"):
+        rt.signature_args(tle_kernel.SIGNATURE, values, lib=FakeLibrary())
+
+
+def test_the_kernel_must_have_the_signature():
+    kernel = type("K", (), {"name": "other", "signature": ["index"]})()
+    with pytest.raises(ValueError, match="kernel 'other' takes \\(index\\); the SparseMLA "
+                                         "kernel takes"):
+        tle_kernel.SparseMLA(kernel)
+
+
+def test_signature_matches_the_example(tmp_path):
+    """The signature in examples/sparse_mla/naive.mlir, as the metadata
+    spells it."""
+    with open(f"{rt._REPO}/examples/sparse_mla/naive.mlir") as f:
+        text = f.read()
+    head = text[text.index("func.func @sparse_mla_naive("):text.index("attributes")]
+    for type_text in tle_kernel.SIGNATURE:
+        assert type_text in head
+
+
+def test_implementations_selected():
+    assert bench.select_implementations(None, None, environ={}) == (
+        ["triton_naive"], "note: 'tle' left out: no kernel (--tle-kernel or "
+                          "$TLE_SPARSE_MLA_KERNEL)")
+    assert bench.select_implementations(None, "k.ptx", environ={})[0] == ["triton_naive",
+                                                                          "tle"]
+    assert bench.select_implementations(None, None, {tle_kernel.ENV: "k.ptx"})[0][-1] == "tle"
+    assert bench.select_implementations("tle", None, environ={}) == (["tle"], None)
+    with pytest.raises(ValueError, match="unknown implementation"):
+        bench.select_implementations("cuda", None, environ={})
+
+
+def test_an_explicit_tle_without_kernel_fails_clearly(monkeypatch):
+    monkeypatch.delenv(tle_kernel.ENV, raising=False)
+    options = type("Options", (), {"tle_kernel": None})()
+    with pytest.raises(tle_kernel.KernelNotFoundError, match="TLE_SPARSE_MLA_KERNEL"):
+        bench.IMPLEMENTATIONS["tle"](options)
+
+
+RESULTS = [{"skv": 8192, "impl": "triton_naive", "tflops": 200.0},
+           {"skv": 8192, "impl": "tle", "tflops": 300.0},
+           {"skv": 32768, "impl": "triton_naive", "tflops": 180.0},
+           {"skv": 32768, "impl": "tle", "tflops": 270.0}]
+
+
+def test_table_with_ratio(capsys):
+    bench.print_table(RESULTS, ["triton_naive", "tle"], [8192, 32768])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == "| SKV | triton_naive | tle | tle/triton_naive |"
+    assert lines[2] == "| 8192 | 200.0 | 300.0 | 1.50 |"
+    assert lines[3] == "| 32768 | 180.0 | 270.0 | 1.50 |"
+    bench.print_table(RESULTS[:1], ["triton_naive"], [8192])
+    assert capsys.readouterr().out.strip().splitlines()[0] == "| SKV | triton_naive |"
+
+
+def test_plot(tmp_path, capsys):
+    path = tmp_path / "plot.png"
+    if bench.plot(RESULTS, ["triton_naive", "tle"], str(path), "title"):
+        assert path.read_bytes()[:4] == b"\x89PNG"
+    else:
+        assert "matplotlib is not installed" in capsys.readouterr().err
+
+
+def test_poisoned_outputs():
+    q, _, _ = _inputs(noncontiguous_q=True)
+    out, maxl, lse = bench.poisoned_outputs(q)
+    assert out.shape == (8, 64, 512) and out.is_contiguous()
+    assert maxl.shape == lse.shape == (8, 64) and maxl.data_ptr() != lse.data_ptr()
+    assert all(torch.isnan(t.float()).all() for t in (out, maxl, lse))
+
+
+def test_metadata_of_the_example_shape(tmp_path):
+    """A module's signature as tle-translate writes it is SIGNATURE."""
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps({"kernels": [{"name": "sparse_mla_naive",
+                                             "signature": list(tle_kernel.SIGNATURE)}]}))
+    kernels = rt.read_kernel_metadata(str(path))
+    assert tuple(kernels["sparse_mla_naive"]["signature"]) == tle_kernel.SIGNATURE

@@ -1,0 +1,171 @@
+"""The compiled TLE SparseMLA kernel (examples/sparse_mla) as an
+implementation of the benchmark, through the TLE runtime (tle_runtime).
+
+    f = load()                      # $TLE_SPARSE_MLA_KERNEL, its .json beside it
+    out, max_logits, lse = f(q, kv, indices, sm_scale)
+
+The call has the Triton peer's conventions (FlashMLA's shapes): q [s_q, h,
+576] bf16, kv [s_kv, 1, 576] bf16, indices [s_q, 1, topk] int32 give out
+[s_q, h, 512] bf16 and max_logits, lse [s_q, h] f32, allocated with
+torch.empty at every call as the peer does. Inputs with a leading batch
+dimension ([B, s_q, h, 576], ...) give batched outputs. The kernel's
+arguments are 4-D views of these, never copies: q keeps its strides (the
+kernel takes any, its rows may be padded), the others must be contiguous.
+The launch is enqueued on PyTorch's current stream and not waited for.
+"""
+
+import math
+import os
+
+import tle_runtime as rt
+
+ENV = "TLE_SPARSE_MLA_KERNEL"
+D_QK, D_V = 576, 512
+# Heads per CTA and index slots per KV tile.
+BLOCK_H, BLOCK_K = 64, 64
+# The kernel's arguments, in order (examples/sparse_mla/naive.mlir).
+SIGNATURE = (
+    "memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>",  # q [B, SQ, H, 576]
+    "memref<?x?x1x576xbf16>",                         # kv [B, SKV, 1, 576]
+    "memref<?x?x1x?xi32>",                            # indices [B, SQ, 1, topk]
+    "memref<?x?x?x512xbf16>",                         # out [B, SQ, H, 512]
+    "memref<?x?x?xf32>",                              # max_logits [B, SQ, H]
+    "memref<?x?x?xf32>",                              # lse [B, SQ, H]
+    "f32",                                            # sm_scale
+)
+INT32_MAX = 2 ** 31 - 1
+# cp.async copies 16 bytes at a time.
+ALIGN_BYTES = 16
+
+
+class KernelNotFoundError(FileNotFoundError):
+    """No compiled kernel was named, or its files are missing."""
+
+
+def kernel_path(path=None, environ=os.environ):
+    """The kernel file: `path`, else $TLE_SPARSE_MLA_KERNEL; it and its
+    metadata (.json beside it) must exist."""
+    path = path or environ.get(ENV)
+    if not path:
+        raise KernelNotFoundError(
+            f"the 'tle' implementation needs the compiled SparseMLA kernel: set "
+            f"{ENV}=path/to/sparse_mla.ptx (with sparse_mla.json beside it) or "
+            f"pass --tle-kernel (examples/sparse_mla/naive.mlir, compiled with "
+            f"tle-opt --tle-to-llvm | tle-translate --tle-to-ptx --tle-metadata=...)")
+    for needed in (path, rt.default_metadata_path(path)):
+        if not os.path.isfile(needed):
+            raise KernelNotFoundError(f"{needed}: no such file (the SparseMLA kernel "
+                                      f"is a .ptx or .cubin with its .json beside it)")
+    return path
+
+
+def _fail(message):
+    raise ValueError(f"tle sparse_mla: {message}")
+
+
+def _check_shapes(q, kv, indices, d_v):
+    """The rules of the kernel's shapes, for 4-D views."""
+    b, s_q, h, d_qk = q.shape
+    if d_qk != D_QK or d_v != D_V:
+        _fail(f"the kernel is specialised for d_qk = {D_QK} and d_v = {D_V}, not "
+              f"{d_qk} and {d_v}")
+    if kv.shape[0] != b or kv.shape[2] != 1 or kv.shape[3] != D_QK:
+        _fail(f"kv must be [s_kv, 1, {D_QK}] (with q's batch), not {list(kv.shape)}")
+    if tuple(indices.shape[:3]) != (b, s_q, 1):
+        _fail(f"indices must be [s_q, 1, topk] with q's s_q = {s_q}, not "
+              f"{list(indices.shape)}")
+    if h % BLOCK_H or h == 0:
+        _fail(f"the number of heads ({h}) must be a positive multiple of {BLOCK_H}")
+    if indices.shape[3] % BLOCK_K:
+        _fail(f"topk ({indices.shape[3]}) must be a multiple of {BLOCK_K}")
+    if kv.shape[1] > INT32_MAX:
+        _fail(f"s_kv ({kv.shape[1]}) must fit an int32")
+
+
+def _check_alignment(name, tensor):
+    element = tensor.element_size()
+    if tensor.data_ptr() % ALIGN_BYTES:
+        _fail(f"{name} must start at a {ALIGN_BYTES}-byte boundary (the kernel "
+              f"copies 16 bytes at a time)")
+    for d, (size, stride) in enumerate(zip(tensor.shape, tensor.stride())):
+        if size > 1 and stride != 1 and stride * element % ALIGN_BYTES:
+            _fail(f"{name}'s stride in dimension {d} ({stride} elements) must be "
+                  f"a multiple of {ALIGN_BYTES} bytes")
+
+
+def kernel_views(q, kv, indices, d_v=D_V):
+    """(q, kv, indices) as the kernel's 4-D [B, ...] views, without copying,
+    and whether the inputs were batched; ValueError for what the kernel
+    cannot take."""
+    if not q.dim() == kv.dim() == indices.dim() or q.dim() not in (3, 4):
+        _fail(f"q, kv and indices must all be 3-D (FlashMLA's shapes) or all 4-D "
+              f"(batched), not {q.dim()}-, {kv.dim()}- and {indices.dim()}-D")
+    batched = q.dim() == 4
+    if not batched:
+        q, kv, indices = q.unsqueeze(0), kv.unsqueeze(0), indices.unsqueeze(0)
+    _check_shapes(q, kv, indices, d_v)
+    for name, tensor in (("q", q), ("kv", kv), ("indices", indices)):
+        _check_alignment(name, tensor)
+    return q, kv, indices, batched
+
+
+def grid(q4):
+    """(SQ, H / 64, B): one CTA per query token and 64 heads."""
+    b, s_q, h, _ = q4.shape
+    return (s_q, h // BLOCK_H, b)
+
+
+def empty_outputs(q4, batched):
+    """out, max_logits, lse as the caller sees them, allocated like the
+    peer's."""
+    import torch
+    b, s_q, h, _ = q4.shape
+    lead = (b, s_q, h) if batched else (s_q, h)
+    out = torch.empty(*lead, D_V, dtype=torch.bfloat16, device=q4.device)
+    lse = torch.empty(*lead, dtype=torch.float32, device=q4.device)
+    max_logits = torch.empty_like(lse)
+    return out, max_logits, lse
+
+
+def launch_values(q, kv, indices, sm_scale=None, d_v=D_V, out=None):
+    """The kernel's argument values and grid for one call, with the
+    outputs (out, max_logits, lse): `out` if given, else new ones."""
+    q4, kv4, idx4, batched = kernel_views(q, kv, indices, d_v)
+    outputs = out if out is not None else empty_outputs(q4, batched)
+    views = [t if batched else t.unsqueeze(0) for t in outputs]
+    if sm_scale is None:
+        sm_scale = 1.0 / math.sqrt(D_QK)
+    return [q4, kv4, idx4, *views, float(sm_scale)], grid(q4), tuple(outputs)
+
+
+class SparseMLA:
+    """f(q, kv, indices, sm_scale=None, d_v=512, out=None) -> (out,
+    max_logits, lse), launched on PyTorch's current stream. `out`, a tuple
+    of the three outputs, lets a check poison them first."""
+
+    takes_outputs = True
+
+    def __init__(self, kernel):
+        if tuple(kernel.signature) != SIGNATURE:
+            raise ValueError(f"kernel '{kernel.name}' takes ({', '.join(kernel.signature)}); "
+                             f"the SparseMLA kernel takes ({', '.join(SIGNATURE)})")
+        self.kernel = kernel
+
+    def __call__(self, q, kv, indices, sm_scale=None, d_v=D_V, out=None):
+        ordinal = self.kernel.module.device.ordinal
+        for name, tensor in (("q", q), ("kv", kv), ("indices", indices)):
+            if tensor.device.type != "cuda" or tensor.device.index != ordinal:
+                _fail(f"{name} is on {tensor.device}; the kernel runs on cuda:{ordinal}")
+        values, cta_grid, outputs = launch_values(q, kv, indices, sm_scale, d_v, out)
+        self.kernel.launch_async(cta_grid, self.kernel.args(values))
+        return outputs
+
+
+def load(path=None, device=None):
+    """The SparseMLA callable of the kernel at `path` (default
+    $TLE_SPARSE_MLA_KERNEL) on `device` (default PyTorch's current one)."""
+    path = kernel_path(path)
+    if device is None:
+        import torch
+        device = torch.cuda.current_device()
+    return SparseMLA(rt.Device(device).load(path).kernel())

@@ -665,3 +665,27 @@ func.func @global_store(%g: memref<?x?xbf16>, %i: index, %j: index, %n: index) {
   }
   return
 }
+
+// -----
+
+// SUSPECTED BUG (fails on the lowering as of 75c04a3; expectation written
+// for the intended behaviour). #tle.blocked admits per_thread = [1, 6]:
+// a thread's run is 6 bf16 = 12 bytes at byte offset 12 x t of its row, so
+// the address is only 4-byte aligned, yet the access is emitted with
+// `alignment = 12`. LLVM alignments are powers of two: mlir-translate turns
+// it into `align 8`, which is wrong for odd t. Either split the run into
+// power-of-two accesses with an alignment its offset guarantees (4 here),
+// or reject a non-power-of-two per_thread in #tle.blocked's verifier and
+// move this case to invalid.mlir.
+// CHECK-LABEL: func.func @blocked_run_not_power_of_two
+// CHECK-NOT: alignment = 12
+// CHECK: llvm.load %{{.*}} {alignment = {{[124]}} : i64}
+// CHECK-NOT: alignment = 12
+// CHECK: return
+#blk = #tle.blocked<per_thread = [1, 6], threads = [2, 16], warps = [1, 1]>
+func.func @blocked_run_not_power_of_two() {
+  %buf = tle.shared_alloc : memref<2x96xbf16, 3>
+  %t = tle.local_load %buf : memref<2x96xbf16, 3> -> tensor<2x96xbf16, #blk>
+  %neg = arith.negf %t : tensor<2x96xbf16, #blk>
+  return
+}

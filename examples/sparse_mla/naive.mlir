@@ -117,10 +117,17 @@ func.func @sparse_mla_naive(
     %skv_i32 = arith.index_cast %skv : index to i32
     %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col_s>
 
+    // Each tile's indices are loaded one tile ahead, so that their latency
+    // is not on the path from one tile to the next. Past the last tile the
+    // load reads nothing (out of bounds gives zeros).
+    %ids_first = tle.load %ids[%c0] : memref<?xi32, strided<[1], offset: ?>>
+        -> tensor<64xi32, #col_s>
     %qt = tle.wait %qp reader "attn" -> memref<64x576xbf16, #sw>
-    %m, %l, %acc = scf.for %i = %c0 to %tiles step %c1
-        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
-        -> (tensor<64xf32, #row_s>, tensor<64xf32, #row_s>, tensor<64x512xf32, #o>) {
+    %m, %l, %acc, %unused = scf.for %i = %c0 to %tiles step %c1
+        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init,
+                  %id = %ids_first)
+        -> (tensor<64xf32, #row_s>, tensor<64xf32, #row_s>, tensor<64x512xf32, #o>,
+            tensor<64xi32, #col_s>) {
       %kvt = tle.wait %kvp[%i : index] reader "attn" -> memref<64x576xbf16, #sw>
 
       // Scores of the tile: Q [64, 576] . K^T, K = the tile's 576 columns.
@@ -129,10 +136,12 @@ func.func @sparse_mla_naive(
             tensor<64x64xf32, #s>
       %qk = tle.wgmma_wait %s_issued pending(0) : tensor<64x64xf32, #s>
 
-      // Columns with an invalid index score -inf.
-      %k0 = arith.muli %i, %c64 : index
-      %id = tle.load %ids[%k0] : memref<?xi32, strided<[1], offset: ?>>
+      %k_next = arith.muli %i, %c64 : index
+      %k_after = arith.addi %k_next, %c64 : index
+      %id_next = tle.load %ids[%k_after] : memref<?xi32, strided<[1], offset: ?>>
           -> tensor<64xi32, #col_s>
+
+      // Columns with an invalid index score -inf.
       %not_negative = arith.cmpi sge, %id, %id_zero : tensor<64xi32, #col_s>
       %in_range = arith.cmpi slt, %id, %id_end : tensor<64xi32, #col_s>
       %valid = arith.andi %not_negative, %in_range : tensor<64xi1, #col_s>
@@ -173,8 +182,9 @@ func.func @sparse_mla_naive(
             tensor<64x512xf32, #o>
       %acc_new = tle.wgmma_wait %o_issued pending(0) : tensor<64x512xf32, #o>
       tle.release %kvp[%i : index] reader "attn"
-      scf.yield %m_new, %l_new, %acc_new
-          : tensor<64xf32, #row_s>, tensor<64xf32, #row_s>, tensor<64x512xf32, #o>
+      scf.yield %m_new, %l_new, %acc_new, %id_next
+          : tensor<64xf32, #row_s>, tensor<64xf32, #row_s>, tensor<64x512xf32, #o>,
+            tensor<64xi32, #col_s>
     }
 
     // Epilogue. Rows without a valid index have l = 0.

@@ -408,4 +408,577 @@ default "attn" warps(8) registers(224) {
 }
 partition "gather" warps(4) registers(64) {
   tle.warp_return
+//===----------------------------------------------------------------------===//
+// Compute subset: layouts and tensor maps
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// A 16-byte swizzle is no swizzle mode of TMA or wgmma.
+// expected-error @+1 {{swizzle must be 32, 64 or 128 bytes, got 16}}
+%0 = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 16>>
+
+// -----
+
+// expected-error @+1 {{warp_groups must be two positive counts [gm, gn]}}
+func.func @no_warp_groups(%t: tensor<64x64xf32, #tle.mma<warp_groups = [0, 1]>>)
+
+// -----
+
+// expected-error @+1 {{warp_groups must be two positive counts [gm, gn]}}
+func.func @one_dim_grid(%t: tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1]>>)
+
+// -----
+
+// 9 warp groups are 36 warps; a CTA has at most 32.
+// expected-error @+1 {{warp_groups [3, 3] needs more warps than a CTA has}}
+func.func @too_many_warp_groups(%t: tensor<192x192xf32, #tle.mma<warp_groups = [3, 3]>>)
+
+// -----
+
+// expected-error @+1 {{a slice removes dimension 0 or 1, got 2}}
+func.func @slice_dim(%t: tensor<64xf32, #tle.slice<dim = 2, parent = #tle.mma<warp_groups = [1, 1]>>>)
+
+// -----
+
+// A 1-D parent has no second dimension to keep.
+// expected-error @+1 {{a slice's parent must be a 2-D #tle.mma or #tle.blocked layout, got #tle.blocked<per_thread = [4], threads = [32], warps = [4]>}}
+func.func @slice_of_1d(%t: tensor<64xf32, #tle.slice<dim = 0, parent = #tle.blocked<per_thread = [4], threads = [32], warps = [4]>>>)
+
+// -----
+
+// expected-error @+1 {{threads must multiply to the warp size (32), got 16}}
+func.func @blocked_threads(%t: tensor<64x64xbf16, #tle.blocked<per_thread = [1, 8], threads = [2, 8], warps = [4, 1]>>)
+
+// -----
+
+// expected-error @+1 {{per_thread, threads and warps need one entry per dimension}}
+func.func @blocked_ranks(%t: tensor<64x64xbf16, #tle.blocked<per_thread = [1, 8], threads = [32], warps = [4, 1]>>)
+
+// -----
+
+// expected-error @+1 {{per_thread, threads and warps must be positive}}
+func.func @blocked_zero(%t: tensor<64x64xbf16, #tle.blocked<per_thread = [0, 8], threads = [2, 16], warps = [4, 1]>>)
+
+// -----
+
+// expected-error @+1 {{warps multiply to 64, more than a CTA has}}
+func.func @blocked_warps(%t: tensor<512x64xbf16, #tle.blocked<per_thread = [1, 8], threads = [4, 8], warps = [64, 1]>>)
+
+// -----
+
+// expected-error @+1 {{a TMA box has 1 to 5 dimensions, got 6}}
+func.func @map_rank(%m: !tle.tensor_map<1x1x1x1x8x64xbf16, swizzle = 128>)
+
+// -----
+
+// expected-error @+1 {{TMA box dimensions are 1..256}}
+func.func @map_extent(%m: !tle.tensor_map<512x64xbf16, swizzle = 128>)
+
+// -----
+
+// expected-error @+1 {{a TMA element type is a whole number of bytes, got 'i4'}}
+func.func @map_element(%m: !tle.tensor_map<64x64xi4, swizzle = 0>)
+
+// -----
+
+// expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 256}}
+func.func @map_swizzle(%m: !tle.tensor_map<64x64xbf16, swizzle = 256>)
+
+// -----
+
+// 4 bf16 are 8 bytes: TMA moves whole 16-byte units along the inner box.
+// expected-error @+1 {{the innermost box dimension spans 8 bytes; TMA needs a multiple of 16}}
+func.func @map_inner_unit(%m: !tle.tensor_map<64x4xbf16, swizzle = 0>)
+
+// -----
+
+// 128 bf16 are 256 bytes, two rows of the 128-byte swizzle pattern.
+// expected-error @+1 {{the innermost box dimension spans 256 bytes, more than the 128-byte swizzle}}
+func.func @map_inner_swizzle(%m: !tle.tensor_map<64x128xbf16, swizzle = 128>)
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Compute subset: distributed tensor shapes
+//===----------------------------------------------------------------------===//
+
+// A tile op needs the tensor's layout to know which thread holds what.
+func.func @no_layout(%t: tensor<64x64xf32>) {
+  // expected-error @+1 {{'tle.reduce' op 2-D tensor: expects a tensor with a TLE layout (#tle.mma, #tle.mma_operand, #tle.slice, #tle.blocked), got 'tensor<64x64xf32>'}}
+  %r = tle.reduce max %t dim 1 : tensor<64x64xf32> -> tensor<64xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>>
+  return
+}
+
+// -----
+
+func.func @mma_rows(%t: tensor<128x64xf32, #tle.mma<warp_groups = [1, 1]>>) {
+  // expected-error @+1 {{'tle.wgmma_wait' op input: a wgmma layout with 1 warp group(s) along M holds 64 rows, got 128}}
+  %r = tle.wgmma_wait %t pending(0) : tensor<128x64xf32, #tle.mma<warp_groups = [1, 1]>>
+  return
+}
+
+// -----
+
+// Two warp groups along N need a multiple of 2 x 8 columns.
+func.func @mma_columns(%t: tensor<64x24xf32, #tle.mma<warp_groups = [1, 2]>>) {
+  // expected-error @+1 {{'tle.wgmma_wait' op input: the columns (24) of a wgmma layout tensor must be a multiple of 16}}
+  %r = tle.wgmma_wait %t pending(0) : tensor<64x24xf32, #tle.mma<warp_groups = [1, 2]>>
+  return
+}
+
+// -----
+
+func.func @operand_element(%t: tensor<64x64xf32, #tle.mma_operand<warp_groups = [1, 1]>>) {
+  // expected-error @+1 {{'tle.wgmma_wait' op input: #tle.mma_operand holds bf16 or f16, got 'f32'}}
+  %r = tle.wgmma_wait %t pending(0) : tensor<64x64xf32, #tle.mma_operand<warp_groups = [1, 1]>>
+  return
+}
+
+// -----
+
+// The blocked tile here is 2 x 128 rows by 8 x 16 columns.
+func.func @blocked_multiple(%g: memref<?x?xbf16>, %i: index) {
+  // expected-error @+1 {{'tle.load' op tensor: dimension 0 (100) is not a multiple of the layout's block (8)}}
+  %t = tle.load %g[%i, %i] : memref<?x?xbf16> -> tensor<100x128xbf16, #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>>
+  return
+}
+
+// -----
+
+func.func @blocked_rank(%g: memref<?xbf16>, %i: index) {
+  // expected-error @+1 {{'tle.load' op tensor: #tle.blocked of rank 2 cannot distribute a tensor of rank 1}}
+  %t = tle.load %g[%i] : memref<?xbf16> -> tensor<128xbf16, #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>>
+  return
+}
+
+// -----
+
+func.func @slice_rank(%t: tensor<64x8xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>>) {
+  // expected-error @+1 {{'tle.wgmma_wait' op input: a #tle.slice tensor has rank 1, got rank 2}}
+  %r = tle.wgmma_wait %t pending(0) : tensor<64x8xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Compute subset: tle.wgmma, tle.wgmma_wait
+//===----------------------------------------------------------------------===//
+
+#sw = #tle.shared<swizzle = 128>
+func.func @acc_bf16(%acc: tensor<64x64xbf16, #tle.mma<warp_groups = [1, 1]>>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op accumulates in f32 tensors in the #tle.mma layout, got 'tensor<64x64xbf16, #tle.mma<warp_groups = [1, 1]>>'}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xbf16, #tle.mma<warp_groups = [1, 1]>>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+// A softmax result in the accumulator layout must first be converted to
+// the operand layout.
+func.func @a_layout(%acc: tensor<64x64xf32, #acc>, %a: tensor<64x64xbf16, #acc>) {
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op A in registers must be in #tle.mma_operand with the accumulator's warp_groups, got 'tensor<64x64xbf16, #tle.mma<warp_groups = [1, 1]>>'}}
+  %d = tle.wgmma %a, %b, %acc : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 2]>
+// A's operand layout must come from the accumulator's warp-group grid.
+func.func @a_grid(%acc: tensor<64x128xf32, #acc>,
+                  %a: tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 1]>>) {
+  %b = tle.shared_alloc : memref<64x128xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op A in registers must be in #tle.mma_operand with the accumulator's warp_groups, got 'tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 1]>>'}}
+  %d = tle.wgmma %a, %b, %acc : tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 1]>>, memref<64x128xbf16, #sw>, tensor<64x128xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @a_f32(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x32xf32, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op multiplies bf16 or f16, got 'f32'}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x32xf32, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @a_rows(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<128x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op A has 128 rows, the accumulator 64}}
+  %d = tle.wgmma %a, %b, %acc : memref<128x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+// K = 8 is half a wgmma K step. With 16-bit inputs every admissible A
+// already has K a multiple of 16 (a swizzle row holds at least 16 of them),
+// so the rule shows as the swizzle-row rule of A.
+func.func @k_multiple(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x8xbf16, #tle.shared<swizzle = 32>>
+  %b = tle.shared_alloc : memref<8x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.wgmma' op A has 8 columns, not a whole number of 16-element swizzle rows}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x8xbf16, #tle.shared<swizzle = 32>>, memref<8x64xbf16, #tle.shared<swizzle = 128>>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @a_not_swizzled(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, 3>
+  %b = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.wgmma' op A must be in the swizzled layout (#tle.shared<swizzle = 32|64|128>), got 'memref<64x64xbf16, 3>'}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, 3>, memref<64x64xbf16, #tle.shared<swizzle = 128>>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @a_rank(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<2x64x64xbf16, #tle.shared<swizzle = 128>>
+  %b = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.wgmma' op A must be a statically shaped 2-D shared-memory tile, got 'memref<2x64x64xbf16, #tle.shared<swizzle = 128>>'}}
+  %d = tle.wgmma %a, %b, %acc : memref<2x64x64xbf16, #tle.shared<swizzle = 128>>, memref<64x64xbf16, #tle.shared<swizzle = 128>>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @b_element(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op A and B must have one element type, got 'bf16' and 'f16'}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xf16, #sw>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+// B holds 128 columns for a 64-column accumulator.
+func.func @b_shape(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x128xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op B must be [K, N] = [64, 64] for this A and accumulator, got 'memref<64x128xbf16, #tle.shared<swizzle = 128>>'}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x128xbf16, #sw>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+// With transpose_b, B is [N, K]: a [K, N] buffer of a non-square product
+// is the wrong way round.
+func.func @b_shape_transposed(%acc: tensor<64x128xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x128xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op B must be [N, K] = [128, 64] for this A and accumulator, got 'memref<64x128xbf16, #tle.shared<swizzle = 128>>'}}
+  %d = tle.wgmma %a, %b, %acc transpose_b : memref<64x64xbf16, #sw>, memref<64x128xbf16, #sw>, tensor<64x128xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 2]>
+// Two warp groups along N take 32 columns each, half a 64-element row of
+// the 128-byte swizzle: a descriptor cannot start mid-row.
+func.func @b_columns_per_warp_group(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op each warp group's 32 columns of an N-major B must be whole 64-element swizzle rows}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+// The multiply is asynchronous: its registers are undefined until a wait.
+func.func @read_in_flight(%acc: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{'tle.wgmma' op result is read by 'arith.addf' before a tle.wgmma_wait returns it}}
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+  %e = arith.addf %d, %d : tensor<64x64xf32, #acc>
+  return %e : tensor<64x64xf32, #acc>
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @pending(%d: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.wgmma_wait' op pending must be in 0..7, got 8}}
+  %r = tle.wgmma_wait %d pending(8) : tensor<64x64xf32, #acc>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Compute subset: tle.reduce, tle.broadcast, tle.convert_layout
+//===----------------------------------------------------------------------===//
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+// Reducing dim 1 keeps the rows: a slice with dim = 0 is the columns.
+func.func @reduce_slice(%s: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.reduce' op expects the 1-D tensor to be 'tensor<64xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>>', got 'tensor<64xf32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>'}}
+  %r = tle.reduce max %s dim 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #tle.slice<dim = 0, parent = #acc>>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @reduce_f16(%s: tensor<64x64xf16, #acc>) {
+  // expected-error @+1 {{'tle.reduce' op reduces f32 tensors, got 'f16'}}
+  %r = tle.reduce sum %s dim 1 : tensor<64x64xf16, #acc> -> tensor<64xf16, #tle.slice<dim = 1, parent = #acc>>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @reduce_dim(%s: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.reduce' op dim must be 0 or 1, got 2}}
+  %r = tle.reduce sum %s dim 2 : tensor<64x64xf32, #acc> -> tensor<64xf32, #tle.slice<dim = 1, parent = #acc>>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+// The row vector has 64 entries; broadcasting it along dim 1 gives 64 rows,
+// not 128 columns' worth of a different parent.
+func.func @broadcast_slice(%v: tensor<64xf32, #tle.slice<dim = 1, parent = #acc>>) {
+  // expected-error @+1 {{'tle.broadcast' op expects the 1-D tensor to be 'tensor<128xf32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>', got 'tensor<64xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>>'}}
+  %b = tle.broadcast %v dim 0 : tensor<64xf32, #tle.slice<dim = 1, parent = #acc>> -> tensor<64x128xf32, #acc>
+  return
+}
+
+// -----
+
+// With two warp groups along N, a row block's A lives in both warp groups
+// but each holds only half of the accumulator's columns.
+func.func @convert_moves_data(%p: tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>>) {
+  // expected-error @+1 {{'tle.convert_layout' op cannot convert #tle.mma<warp_groups = [1, 2]> to #tle.mma_operand<warp_groups = [1, 2]> in registers; only #tle.mma to #tle.mma_operand with warp_groups [g, 1] keeps every element in its thread (use tle.local_store and tle.local_load otherwise)}}
+  %a = tle.convert_layout %p : tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>> -> tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @convert_element(%p: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.convert_layout' op changes only the layout; shapes and element types must match}}
+  %a = tle.convert_layout %p : tensor<64x64xf32, #acc> -> tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 1]>>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Compute subset: shared and global memory
+//===----------------------------------------------------------------------===//
+
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+func.func @local_shape() {
+  %buf = tle.shared_alloc : memref<8x128xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.local_load' op tensor 'tensor<16x128xbf16, #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>>' does not match buffer 'memref<8x128xbf16, #tle.shared<swizzle = 128>>'}}
+  %t = tle.local_load %buf : memref<8x128xbf16, #tle.shared<swizzle = 128>> -> tensor<16x128xbf16, #blk>
+  return
+}
+
+// -----
+
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+func.func @local_element() {
+  %buf = tle.shared_alloc : memref<8x128xf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.local_load' op tensor 'tensor<8x128xbf16, #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>>' does not match buffer 'memref<8x128xf16, #tle.shared<swizzle = 128>>'}}
+  %t = tle.local_load %buf : memref<8x128xf16, #tle.shared<swizzle = 128>> -> tensor<8x128xbf16, #blk>
+  return
+}
+
+// -----
+
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+func.func @local_of_global(%g: memref<8x128xbf16>) {
+  // expected-error @+1 {{'tle.local_load' op expects a shared-memory buffer, got 'memref<8x128xbf16>'}}
+  %t = tle.local_load %g : memref<8x128xbf16> -> tensor<8x128xbf16, #blk>
+  return
+}
+
+// -----
+
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+// A strided view has no row-major or swizzled address formula.
+func.func @local_strided(%v: memref<8x128xbf16, strided<[256, 1]>, 3>, %t: tensor<8x128xbf16, #blk>) {
+  // expected-error @+1 {{'tle.local_store' op expects a statically shaped buffer with the identity layout, got 'memref<8x128xbf16, strided<[256, 1]>, 3>'}}
+  tle.local_store %t, %v : tensor<8x128xbf16, #blk>, memref<8x128xbf16, strided<[256, 1]>, 3>
+  return
+}
+
+// -----
+
+// 64 f32 columns are two 32-element rows of the 128-byte swizzle; 48 are not.
+#blk = #tle.blocked<per_thread = [1, 1], threads = [2, 16], warps = [1, 1]>
+func.func @local_swizzle_rows(%t: tensor<2x48xf32, #blk>) {
+  %buf = tle.shared_alloc : memref<2x48xf32, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.local_store' op the buffer has 48 columns, not a whole number of 32-element swizzle rows}}
+  tle.local_store %t, %buf : tensor<2x48xf32, #blk>, memref<2x48xf32, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+func.func @load_of_shared(%i: index) {
+  %buf = tle.shared_alloc : memref<8x128xbf16, 3>
+  // expected-error @+1 {{'tle.load' op accesses global memory; use tle.local_load or tle.local_store for shared memory}}
+  %t = tle.load %buf[%i, %i] : memref<8x128xbf16, 3> -> tensor<8x128xbf16, #blk>
+  return
+}
+
+// -----
+
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+func.func @store_indices(%g: memref<?x?xbf16>, %t: tensor<8x128xbf16, #blk>, %i: index) {
+  // expected-error @+1 {{'tle.store' op expects one index per dimension of the 2-D memref and a tensor of that rank}}
+  tle.store %t, %g[%i] : tensor<8x128xbf16, #blk>, memref<?x?xbf16>
+  return
+}
+
+// -----
+
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+func.func @load_element(%g: memref<?x?xf16>, %i: index) {
+  // expected-error @+1 {{'tle.load' op element types differ: 'f16' and 'bf16'}}
+  %t = tle.load %g[%i, %i] : memref<?x?xf16> -> tensor<8x128xbf16, #blk>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Compute subset: tle.tma_load
+//===----------------------------------------------------------------------===//
+
+func.func @tma_coordinates(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.tma_load' op takes one coordinate per dimension of the 2-D box, got 1}}
+  tle.tma_load %map[%i] into %tile : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @tma_to_global(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %g: memref<64x64xbf16>, %i: index) {
+  // expected-error @+1 {{'tle.tma_load' op writes a statically shaped 1-D or 2-D shared-memory tile, got 'memref<64x64xbf16>'}}
+  tle.tma_load %map[%i, %i] into %g : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @tma_element(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.tma_load' op copies 'bf16' into a tile of 'f16'}}
+  tle.tma_load %map[%i, %i] into %tile : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+// The tile's layout must be the one the copy writes.
+func.func @tma_swizzle(%map: !tle.tensor_map<64x32xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x32xbf16, #tle.shared<swizzle = 64>>
+  // expected-error @+1 {{'tle.tma_load' op the tensor map swizzles 128 bytes but the tile's layout 64}}
+  tle.tma_load %map[%i, %i] into %tile : !tle.tensor_map<64x32xbf16, swizzle = 128>, memref<64x32xbf16, #tle.shared<swizzle = 64>>
+  return
+}
+
+// -----
+
+func.func @tma_unswizzled_tile(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xbf16, 3>
+  // expected-error @+1 {{'tle.tma_load' op the tensor map swizzles 128 bytes but the tile's layout 0}}
+  tle.tma_load %map[%i, %i] into %tile : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, 3>
+  return
+}
+
+// -----
+
+func.func @tma_outer_box(%map: !tle.tensor_map<2x64x64xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.tma_load' op box dimensions beyond the tile's rank must be 1}}
+  tle.tma_load %map[%i, %i, %i] into %tile : !tle.tensor_map<2x64x64xbf16, swizzle = 128>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+// 100 rows are not a whole number of 64-row boxes.
+func.func @tma_box_multiple(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<100x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.tma_load' op the tile 'memref<100x64xbf16, #tle.shared<swizzle = 128>>' is not a whole number of 64x64 boxes}}
+  tle.tma_load %map[%i, %i] into %tile : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<100x64xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+// A 32-column box fills half of each 128-byte row; the next box would land
+// in the other half, which is not where the tile layout puts it.
+func.func @tma_box_row(%map: !tle.tensor_map<64x32xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.tma_load' op a swizzled box must span one 128-byte swizzle row (64 elements), got 32}}
+  tle.tma_load %map[%i, %i] into %tile : !tle.tensor_map<64x32xbf16, swizzle = 128>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+// Without a swizzle the tile is row-major: side-by-side boxes would
+// interleave their rows.
+func.func @tma_unswizzled_columns(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x128xbf16, 3>
+  // expected-error @+1 {{'tle.tma_load' op an unswizzled box must span the tile's columns}}
+  tle.tma_load %map[%i, %i] into %tile : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x128xbf16, 3>
+  return
+}
+
+// -----
+
+// The custom form cannot spell a barrier without its index; the generic
+// form can.
+func.func @tma_barrier_index(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  %bars = tle.shared_alloc : memref<2xi64, 3>
+  // expected-error @+1 {{'tle.tma_load' op a barrier needs its index}}
+  "tle.tma_load"(%map, %i, %i, %tile, %bars) <{operandSegmentSizes = array<i32: 1, 2, 1, 1, 0>}> : (!tle.tensor_map<64x64xbf16, swizzle = 128>, index, index, memref<64x64xbf16, #tle.shared<swizzle = 128>>, memref<2xi64, 3>) -> ()
+  return
 }

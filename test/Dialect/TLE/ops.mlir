@@ -122,3 +122,146 @@ func.func @warp_specialize_forms(%x: f32) -> f32 {
   // CHECK: return %[[R]]#0 : f32
   return %r#0 : f32
 }
+
+//===----------------------------------------------------------------------===//
+// Compute subset: layouts, tensor maps, tile ops
+//===----------------------------------------------------------------------===//
+
+#sw128 = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [2, 1]>
+#opnd = #tle.mma_operand<warp_groups = [2, 1]>
+#row = #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>
+#blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
+
+// Every swizzle width of #tle.shared survives the roundtrip.
+// CHECK-LABEL: func.func @shared_space
+func.func @shared_space() {
+  // CHECK: tle.shared_alloc : memref<64x16xbf16, #tle.shared<swizzle = 32>>
+  %0 = tle.shared_alloc : memref<64x16xbf16, #tle.shared<swizzle = 32>>
+  // CHECK: tle.shared_alloc : memref<64x32xbf16, #tle.shared<swizzle = 64>>
+  %1 = tle.shared_alloc : memref<64x32xbf16, #tle.shared<swizzle = 64>>
+  // CHECK: tle.shared_alloc : memref<4x128x64xbf16, #tle.shared<swizzle = 128>>
+  %2 = tle.shared_alloc : memref<4x128x64xbf16, #sw128>
+  return
+}
+
+// The four tensor layouts, each parameter printed back as written; a slice
+// may have a #tle.mma or a 2-D #tle.blocked parent.
+// CHECK-LABEL: func.func @layouts
+// CHECK-SAME: tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
+// CHECK-SAME: tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 1]>>
+// CHECK-SAME: tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>>
+// CHECK-SAME: tensor<512xbf16, #tle.slice<dim = 0, parent = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [8, 1]>>>
+// CHECK-SAME: tensor<512xf32, #tle.blocked<per_thread = [4], threads = [32], warps = [4]>>
+func.func @layouts(
+    %acc: tensor<128x256xf32, #acc>,
+    %a: tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 1]>>,
+    %rowmax: tensor<128xf32, #row>,
+    %col: tensor<512xbf16, #tle.slice<dim = 0, parent = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [8, 1]>>>,
+    %flat: tensor<512xf32, #tle.blocked<per_thread = [4], threads = [32], warps = [4]>>) {
+  return
+}
+
+// Tensor maps of rank 1 to 3; swizzle 0 is allowed for maps (not for
+// #tle.shared).
+// CHECK-LABEL: func.func @tensor_maps
+// CHECK-SAME: !tle.tensor_map<128x64xbf16, swizzle = 128>
+// CHECK-SAME: !tle.tensor_map<256xf32, swizzle = 0>
+// CHECK-SAME: !tle.tensor_map<1x64x32xf16, swizzle = 64>
+func.func @tensor_maps(%a: !tle.tensor_map<128x64xbf16, swizzle = 128>,
+                       %b: !tle.tensor_map<256xf32, swizzle = 0>,
+                       %c: !tle.tensor_map<1x64x32xf16, swizzle = 64>) {
+  return
+}
+
+// CHECK-LABEL: func.func @tma_load
+// CHECK-SAME: (%[[MAP:.*]]: !tle.tensor_map<128x64xbf16, swizzle = 128>, %[[M:.*]]: index, %[[K:.*]]: index, %[[SLOT:.*]]: index)
+func.func @tma_load(%map: !tle.tensor_map<128x64xbf16, swizzle = 128>,
+                    %m: index, %k: index, %slot: index) {
+  // CHECK: %[[TILE:.*]] = tle.shared_alloc
+  // CHECK: %[[BARS:.*]] = tle.shared_alloc
+  %tile = tle.shared_alloc : memref<128x128xbf16, #sw128>
+  %bars = tle.shared_alloc : memref<2xi64, 3>
+  // Inside a pipe the barrier is implicit (the slot's full barrier).
+  // CHECK: tle.tma_load %[[MAP]][%[[M]], %[[K]]] into %[[TILE]] : !tle.tensor_map<128x64xbf16, swizzle = 128>, memref<128x128xbf16, #tle.shared<swizzle = 128>>
+  tle.tma_load %map[%m, %k] into %tile
+      : !tle.tensor_map<128x64xbf16, swizzle = 128>, memref<128x128xbf16, #sw128>
+  // After --tle-lower-pipes it names the mbarrier array and the slot.
+  // CHECK: tle.tma_load %[[MAP]][%[[M]], %[[K]]] into %[[TILE]] barrier %[[BARS]][%[[SLOT]]] : memref<2xi64, 3> : !tle.tensor_map<128x64xbf16, swizzle = 128>, memref<128x128xbf16, #tle.shared<swizzle = 128>>
+  tle.tma_load %map[%m, %k] into %tile barrier %bars[%slot] : memref<2xi64, 3>
+      : !tle.tensor_map<128x64xbf16, swizzle = 128>, memref<128x128xbf16, #sw128>
+  return
+}
+
+// A from shared memory or from registers; B [K, N] or, with transpose_b,
+// [N, K]; the in-flight results may feed another wgmma's accumulator and a
+// wgmma_wait, which returns several tensors at once.
+// CHECK-LABEL: func.func @wgmma
+// CHECK-SAME: (%[[ACC:.*]]: tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>, %[[AR:.*]]: tensor<128x64xbf16, #tle.mma_operand<warp_groups = [2, 1]>>)
+func.func @wgmma(%acc: tensor<128x256xf32, #acc>,
+                 %areg: tensor<128x64xbf16, #opnd>)
+    -> (tensor<128x256xf32, #acc>, tensor<128x256xf32, #acc>) {
+  // CHECK: %[[A:.*]] = tle.shared_alloc
+  // CHECK: %[[B:.*]] = tle.shared_alloc
+  // CHECK: %[[BT:.*]] = tle.shared_alloc
+  %a = tle.shared_alloc : memref<128x64xbf16, #sw128>
+  %b = tle.shared_alloc : memref<64x256xbf16, #sw128>
+  %bt = tle.shared_alloc : memref<256x64xbf16, #sw128>
+  // CHECK: %[[D0:.*]] = tle.wgmma %[[A]], %[[B]], %[[ACC]] : memref<128x64xbf16, #tle.shared<swizzle = 128>>, memref<64x256xbf16, #tle.shared<swizzle = 128>>, tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
+  %d0 = tle.wgmma %a, %b, %acc
+      : memref<128x64xbf16, #sw128>, memref<64x256xbf16, #sw128>,
+        tensor<128x256xf32, #acc>
+  // CHECK: %[[D1:.*]] = tle.wgmma %[[A]], %[[BT]], %[[D0]] transpose_b : memref<128x64xbf16, #tle.shared<swizzle = 128>>, memref<256x64xbf16, #tle.shared<swizzle = 128>>, tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
+  %d1 = tle.wgmma %a, %bt, %d0 transpose_b
+      : memref<128x64xbf16, #sw128>, memref<256x64xbf16, #sw128>,
+        tensor<128x256xf32, #acc>
+  // CHECK: %[[D2:.*]] = tle.wgmma %[[AR]], %[[B]], %[[ACC]] : tensor<128x64xbf16, #tle.mma_operand<warp_groups = [2, 1]>>, memref<64x256xbf16, #tle.shared<swizzle = 128>>, tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
+  %d2 = tle.wgmma %areg, %b, %acc
+      : tensor<128x64xbf16, #opnd>, memref<64x256xbf16, #sw128>,
+        tensor<128x256xf32, #acc>
+  // CHECK: %[[W:.*]]:2 = tle.wgmma_wait %[[D1]], %[[D2]] pending(1) : tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>, tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
+  %w:2 = tle.wgmma_wait %d1, %d2 pending(1)
+      : tensor<128x256xf32, #acc>, tensor<128x256xf32, #acc>
+  // CHECK: return %[[W]]#0, %[[W]]#1
+  return %w#0, %w#1 : tensor<128x256xf32, #acc>, tensor<128x256xf32, #acc>
+}
+
+// Row statistics and back: reduce to the slice layout, broadcast to the
+// parent, and the data-preserving mma -> mma_operand conversion.
+// CHECK-LABEL: func.func @reduce_broadcast_convert
+// CHECK-SAME: (%[[S:.*]]: tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>, %[[P:.*]]: tensor<128x64xbf16, #tle.mma<warp_groups = [2, 1]>>)
+func.func @reduce_broadcast_convert(%s: tensor<128x64xf32, #acc>,
+                                    %p: tensor<128x64xbf16, #acc>)
+    -> tensor<128x64xbf16, #opnd> {
+  // CHECK: %[[MAX:.*]] = tle.reduce max %[[S]] dim 1 : tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>> -> tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>>
+  %max = tle.reduce max %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128xf32, #row>
+  // CHECK: tle.reduce sum %[[S]] dim 1
+  %sum = tle.reduce sum %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128xf32, #row>
+  // CHECK: tle.broadcast %[[MAX]] dim 1 : tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>> -> tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>
+  %b = tle.broadcast %max dim 1 : tensor<128xf32, #row> -> tensor<128x64xf32, #acc>
+  // CHECK: %[[A:.*]] = tle.convert_layout %[[P]] : tensor<128x64xbf16, #tle.mma<warp_groups = [2, 1]>> -> tensor<128x64xbf16, #tle.mma_operand<warp_groups = [2, 1]>>
+  %a = tle.convert_layout %p : tensor<128x64xbf16, #acc> -> tensor<128x64xbf16, #opnd>
+  // CHECK: return %[[A]]
+  return %a : tensor<128x64xbf16, #opnd>
+}
+
+// Shared-memory tiles, swizzled or row-major, and global tiles.
+// CHECK-LABEL: func.func @memory
+// CHECK-SAME: (%[[G:.*]]: memref<?x512xbf16>, %[[I:.*]]: index, %[[J:.*]]: index)
+func.func @memory(%g: memref<?x512xbf16>, %i: index, %j: index) {
+  // CHECK: %[[SW:.*]] = tle.shared_alloc
+  // CHECK: %[[RM:.*]] = tle.shared_alloc
+  %sw = tle.shared_alloc : memref<64x512xbf16, #sw128>
+  %rm = tle.shared_alloc : memref<64x512xbf16, 3>
+  // CHECK: %[[T:.*]] = tle.load %[[G]][%[[I]], %[[J]]] : memref<?x512xbf16> -> tensor<64x512xbf16, #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>>
+  %t = tle.load %g[%i, %j] : memref<?x512xbf16> -> tensor<64x512xbf16, #blk>
+  // CHECK: tle.local_store %[[T]], %[[SW]] : tensor<64x512xbf16, #tle.blocked<{{.*}}>>, memref<64x512xbf16, #tle.shared<swizzle = 128>>
+  tle.local_store %t, %sw : tensor<64x512xbf16, #blk>, memref<64x512xbf16, #sw128>
+  // CHECK: tle.local_store %[[T]], %[[RM]] : tensor<64x512xbf16, #tle.blocked<{{.*}}>>, memref<64x512xbf16, 3>
+  tle.local_store %t, %rm : tensor<64x512xbf16, #blk>, memref<64x512xbf16, 3>
+  // CHECK: %[[U:.*]] = tle.local_load %[[SW]] : memref<64x512xbf16, #tle.shared<swizzle = 128>> -> tensor<64x512xbf16, #tle.blocked<{{.*}}>>
+  %u = tle.local_load %sw : memref<64x512xbf16, #sw128> -> tensor<64x512xbf16, #blk>
+  // CHECK: tle.store %[[U]], %[[G]][%[[I]], %[[J]]] : tensor<64x512xbf16, #tle.blocked<{{.*}}>>, memref<?x512xbf16>
+  tle.store %u, %g[%i, %j] : tensor<64x512xbf16, #blk>, memref<?x512xbf16>
+  return
+}

@@ -15,10 +15,12 @@
 //   gather (4 warps) copies Q once and each KV tile with 16-byte cp.async,
 //     zero-filling rows whose index is invalid (< 0 or >= SKV); it never
 //     forms an address from an invalid index.
-//   attn (8 warps = 2 warp groups) both compute all 64 x 64 scores of a
-//     tile (S = Q K^T, 36 wgmma K steps from shared memory) and the softmax;
-//     warp group g then accumulates output columns 256g .. 256g + 255 with
-//     P from registers and V = the tile's first 512 columns.
+//   attn (8 warps = 2 warp groups) splits the columns, as Triton's 8 warps
+//     do: warp group g computes scores of KV rows 32g .. 32g + 31 of each
+//     tile (S = Q K^T, 36 wgmma K steps from shared memory) and accumulates
+//     output columns 256g .. 256g + 255. Row maxima and sums combine the two
+//     halves, and P (needed whole by both) changes layout, through shared
+//     memory: the compiler generates those exchanges and their barriers.
 //
 // A column whose index is invalid gets the score -inf, so it adds nothing;
 // a row without any valid index ends with l = 0 and gives out = 0,
@@ -48,15 +50,17 @@
 // PTXAS-NOT: C7508
 
 #sw = #tle.shared<swizzle = 128>
-// Scores: each warp group holds all 64 x 64 (the two compute the same).
-#s = #tle.mma<warp_groups = [1, 1]>
-// Output: warp group g holds columns 256g .. 256g + 255.
+// Scores and output: warp group g holds the right half of the columns when
+// g = 1 (scores 32g .. 32g + 31, output 256g .. 256g + 255), all 64 rows.
+#s = #tle.mma<warp_groups = [1, 2]>
 #o = #tle.mma<warp_groups = [1, 2]>
-// P as the register A operand of both warp groups' P . V.
+// P as the register A operand of both warp groups' P . V: all 64 columns.
 #p = #tle.mma_operand<warp_groups = [1, 2]>
 #row_s = #tle.slice<dim = 1, parent = #s>
 #row_o = #tle.slice<dim = 1, parent = #o>
 #col_s = #tle.slice<dim = 0, parent = #s>
+// A tile's indices in the gather warps: lane l holds rows l and l + 32.
+#lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
 
 func.func @sparse_mla_naive(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
@@ -167,9 +171,7 @@ func.func @sparse_mla_naive(
       %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row_s>
 
       // acc = acc * alpha + P . V, V = the tile's first 512 columns.
-      %alpha_o = tle.convert_layout %alpha
-          : tensor<64xf32, #row_s> -> tensor<64xf32, #row_o>
-      %alpha_wide = tle.broadcast %alpha_o dim 1
+      %alpha_wide = tle.broadcast %alpha dim 1
           : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
       %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x512xf32, #o>
       %p16 = arith.truncf %p : tensor<64x64xf32, #s> to tensor<64x64xbf16, #s>
@@ -196,9 +198,7 @@ func.func @sparse_mla_naive(
     %any = arith.cmpf ogt, %l, %zero_row : tensor<64xf32, #row_s>
     %inv = arith.divf %one_row, %l : tensor<64xf32, #row_s>
     %inv_l = arith.select %any, %inv, %zero_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
-    %inv_o = tle.convert_layout %inv_l
-        : tensor<64xf32, #row_s> -> tensor<64xf32, #row_o>
-    %inv_wide = tle.broadcast %inv_o dim 1
+    %inv_wide = tle.broadcast %inv_l dim 1
         : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
     %o_norm = arith.mulf %acc, %inv_wide : tensor<64x512xf32, #o>
     %o16 = arith.truncf %o_norm : tensor<64x512xf32, #o> to tensor<64x512xbf16, #o>
@@ -224,15 +224,20 @@ func.func @sparse_mla_naive(
     tle.gather_rows %q_rows from %c0 into %q_slot
         : memref<64x576xbf16, strided<[?, 1], offset: ?>>, memref<64x576xbf16, #sw>
     tle.commit %qp
-    scf.for %i = %c0 to %tiles step %c1 {
+    // The indices of tile i + 1 load while tile i waits for its slot.
+    %ids_first = tle.load %ids[%c0] : memref<?xi32, strided<[1], offset: ?>>
+        -> tensor<64xi32, #lanes>
+    %unused = scf.for %i = %c0 to %tiles step %c1 iter_args(%tile_ids = %ids_first)
+        -> tensor<64xi32, #lanes> {
+      %k_next = arith.muli %i, %c64 : index
+      %k_after = arith.addi %k_next, %c64 : index
+      %next_ids = tle.load %ids[%k_after] : memref<?xi32, strided<[1], offset: ?>>
+          -> tensor<64xi32, #lanes>
       %slot = tle.acquire %kvp[%i : index] -> memref<64x576xbf16, #sw>
-      %k0 = arith.muli %i, %c64 : index
-      %tile_ids = memref.subview %ids[%k0] [64] [1]
-          : memref<?xi32, strided<[1], offset: ?>> to memref<64xi32, strided<[1], offset: ?>>
-      tle.gather_rows %kv_rows rows(%tile_ids : memref<64xi32, strided<[1], offset: ?>>)
-          into %slot
+      tle.gather_rows %kv_rows rows(%tile_ids : tensor<64xi32, #lanes>) into %slot
           : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>
       tle.commit %kvp[%i : index]
+      scf.yield %next_ids : tensor<64xi32, #lanes>
     }
     tle.warp_return
   }

@@ -408,6 +408,8 @@ default "attn" warps(8) registers(224) {
 }
 partition "gather" warps(4) registers(64) {
   tle.warp_return
+}
+
 //===----------------------------------------------------------------------===//
 // Compute subset: layouts and tensor maps
 //===----------------------------------------------------------------------===//
@@ -785,7 +787,7 @@ func.func @broadcast_slice(%v: tensor<64xf32, #tle.slice<dim = 1, parent = #acc>
 // With two warp groups along N, a row block's A lives in both warp groups
 // but each holds only half of the accumulator's columns.
 func.func @convert_moves_data(%p: tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>>) {
-  // expected-error @+1 {{'tle.convert_layout' op cannot convert #tle.mma<warp_groups = [1, 2]> to #tle.mma_operand<warp_groups = [1, 2]> in registers; only #tle.mma to #tle.mma_operand with warp_groups [g, 1] keeps every element in its thread (use tle.local_store and tle.local_load otherwise)}}
+  // expected-error @+1 {{'tle.convert_layout' op cannot convert #tle.mma<warp_groups = [1, 2]> to #tle.mma_operand<warp_groups = [1, 2]> in registers: some thread would need another thread's elements (go through shared memory with tle.local_store and tle.local_load)}}
   %a = tle.convert_layout %p : tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>> -> tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
   return
 }

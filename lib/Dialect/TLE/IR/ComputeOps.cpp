@@ -174,20 +174,6 @@ LogicalResult BroadcastOp::verify() {
                          getDim());
 }
 
-/// Whether every thread holds the same elements of `a` and `b` in the same
-/// order, replicated layouts repeating over the larger thread count.
-static bool keepsEveryElementInPlace(RankedTensorType a, RankedTensorType b) {
-  ThreadMap mapA = getThreadMap(a), mapB = getThreadMap(b);
-  if (mapA.offsets != mapB.offsets)
-    return false;
-  int64_t threads = std::max(mapA.numThreads, mapB.numThreads);
-  for (int64_t tid = 0; tid < threads; ++tid)
-    for (unsigned d = 0; d < mapA.base.size(); ++d)
-      if (mapA.evaluateBase(tid, d) != mapB.evaluateBase(tid, d))
-        return false;
-  return true;
-}
-
 LogicalResult ConvertLayoutOp::verify() {
   RankedTensorType from = getSource().getType(), to = getResult().getType();
   if (failed(verifyDistributed(*this, from, "source")) ||
@@ -197,12 +183,6 @@ LogicalResult ConvertLayoutOp::verify() {
       from.getElementType() != to.getElementType())
     return emitOpError("changes only the layout; shapes and element types "
                        "must match");
-  if (!keepsEveryElementInPlace(from, to))
-    return emitOpError("cannot convert ")
-           << from.getEncoding() << " to " << to.getEncoding()
-           << " in registers: some thread would need another thread's "
-              "elements (go through shared memory with tle.local_store and "
-              "tle.local_load)";
   return success();
 }
 
@@ -359,8 +339,18 @@ LogicalResult GatherRowsOp::verify() {
   if (getSwizzleBytes(dest) != 0 &&
       failed(verifySwizzledTile(*this, dest, "the destination")))
     return failure();
-  if (TypedValue<MemRefType> indices = getIndices()) {
-    MemRefType type = indices.getType();
+  if (auto tensor = dyn_cast_if_present<RankedTensorType>(
+          getIndices() ? getIndices().getType() : Type())) {
+    auto lanes = BlockedLayoutAttr::get(getContext(), {1}, {32}, {1});
+    if (tensor.getRank() != 1 || tensor.getEncoding() != lanes ||
+        !tensor.getElementType().isInteger(32) ||
+        tensor.getDimSize(0) != dest.getDimSize(0))
+      return emitOpError("indices in registers must be ")
+             << RankedTensorType::get({dest.getDimSize(0)},
+                                      IntegerType::get(getContext(), 32), lanes)
+             << ", got " << tensor;
+  } else if (Value indices = getIndices()) {
+    auto type = cast<MemRefType>(indices.getType());
     if (type.getRank() != 1 || !type.getElementType().isInteger(32) ||
         isSharedMemorySpace(type.getMemorySpace()))
       return emitOpError("indices must be a 1-D global memref of i32, got ")

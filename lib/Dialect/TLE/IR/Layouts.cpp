@@ -232,3 +232,17 @@ tle::verifyDistributedType(RankedTensorType type,
                        << type.getElementType();
   return verifyShape(layout, type.getShape(), emitError);
 }
+
+/// Whether every thread holds the same elements of `a` and `b` in the same
+/// order, replicated layouts repeating over the larger thread count.
+bool tle::keepsEveryElementInPlace(RankedTensorType a, RankedTensorType b) {
+  ThreadMap mapA = getThreadMap(a), mapB = getThreadMap(b);
+  if (mapA.offsets != mapB.offsets)
+    return false;
+  int64_t threads = std::max(mapA.numThreads, mapB.numThreads);
+  for (int64_t tid = 0; tid < threads; ++tid)
+    for (unsigned d = 0; d < mapA.base.size(); ++d)
+      if (mapA.evaluateBase(tid, d) != mapB.evaluateBase(tid, d))
+        return false;
+  return true;
+}

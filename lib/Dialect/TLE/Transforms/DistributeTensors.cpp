@@ -25,6 +25,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -198,8 +199,12 @@ struct Access {
 /// the last dimension, at most 16 bytes each.
 static SmallVector<Access> planAccesses(const ThreadMap &map,
                                         int64_t elementBytes) {
+  // The widest power of two that divides the run: a run starts at a
+  // multiple of its length, so such an access is aligned to its size.
   int64_t width = std::min(map.contiguity, kMaxAccessBytes / elementBytes);
   width = std::max<int64_t>(width, 1);
+  while (map.contiguity % width != 0 || !llvm::isPowerOf2_64(width))
+    --width;
   SmallVector<Access> accesses;
   for (int64_t i = 0; i < map.getElementsPerThread(); i += width)
     accesses.push_back({i, width});
@@ -587,6 +592,49 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value lhs,
   return arith::AddFOp::create(b, loc, lhs, rhs);
 }
 
+/// A buffer of `type` in shared memory for an exchange between the threads
+/// of `op`'s partition, allocated at the start of its function (the
+/// allocator places it with the other buffers).
+static Value createScratch(ConversionPatternRewriter &rewriter, Operation *op,
+                           ArrayRef<int64_t> shape, Type elementType) {
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
+  auto type =
+      MemRefType::get(shape, elementType, MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(rewriter.getContext(),
+                                                 gpu::AddressSpace::Workgroup));
+  return SharedAllocOp::create(rewriter, op->getLoc(), type,
+                               rewriter.getStringAttr("scratch"), IntegerAttr(),
+                               IntegerAttr());
+}
+
+/// Whether `op` exchanges data between threads through shared memory, or
+/// has already become code that synchronizes the partition.
+static bool isExchange(Operation *op);
+
+/// After reading its scratch buffer, an exchange must keep its next
+/// execution from overwriting the buffer while other threads still read it.
+/// Any partition barrier in between does that: another exchange in the same
+/// block (in a loop, the next iteration reaches it before this op again),
+/// or none is needed when the op cannot run again, outside every loop.
+static bool needsTrailingBarrier(Operation *op) {
+  bool otherBarrier = llvm::any_of(*op->getBlock(), [&](Operation &sibling) {
+    return &sibling != op && isExchange(&sibling);
+  });
+  bool mayRunAgain = op->getParentOfType<LoopLikeOpInterface>() != nullptr;
+  return mayRunAgain && !otherBarrier;
+}
+
+/// A pointer to element `index` (an index value) of a row-major scratch
+/// buffer whose address is `address`.
+static Value getScratchPointer(OpBuilder &b, Location loc, Value address,
+                               Value index, int64_t elementBytes) {
+  Value bytes =
+      arith::MulIOp::create(b, loc, index, createIndex(b, loc, elementBytes));
+  return getPointer(b, loc, address, bytes, kSharedAddressSpace);
+}
+
 struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -601,13 +649,14 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
     // the other parts of a row; other warps or warp groups would need
     // shared memory.
     SmallVector<int64_t> laneMasks;
+    SmallVector<IndexTerm> warpTerms;
     for (const IndexTerm &term : source.base[dim]) {
       if (term.mod == 1)
         continue;
-      if (term.div >= kWarpSize)
-        return op.emitOpError("reduces across warps (the layout spreads dim ")
-               << dim << " over several warps), which needs shared memory "
-               << "and is not supported yet";
+      if (term.div >= kWarpSize) {
+        warpTerms.push_back(term);
+        continue;
+      }
       for (int64_t bit = 1; bit < term.mod; bit *= 2)
         laneMasks.push_back(term.div * bit);
     }
@@ -632,9 +681,74 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
                           .getShuffleResult();
         value = combine(rewriter, loc, op.getKind(), value, other);
       }
+    if (!warpTerms.empty())
+      combineAcrossWarps(rewriter, op, warpTerms, result, partial);
     rewriter.replaceOp(
         op, fromElements(rewriter, loc, rewriter.getF32Type(), partial));
     return success();
+  }
+
+  /// Warps (or warp groups) that hold other parts of the same rows exchange
+  /// their partial results through shared memory: each writes its partials
+  /// to its own row of a scratch buffer, and after a barrier every thread
+  /// combines all rows in the same order, so that all get identical values.
+  /// The second barrier keeps the next use of the buffer from overwriting
+  /// it while others still read.
+  static void combineAcrossWarps(ConversionPatternRewriter &rewriter,
+                                 ReduceOp op, ArrayRef<IndexTerm> warpTerms,
+                                 const ThreadMap &result,
+                                 SmallVectorImpl<Value> &partial) {
+    Location loc = op.getLoc();
+    int64_t slots = 1;
+    for (const IndexTerm &term : warpTerms)
+      slots *= term.mod;
+    int64_t extent = op.getResult().getType().getDimSize(0);
+    Value scratch =
+        createScratch(rewriter, op, {slots, extent}, rewriter.getF32Type());
+    Value address = getByteAddress(rewriter, loc, scratch);
+    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+    Value slot = createIndex(rewriter, loc, 0);
+    int64_t radix = 1;
+    for (const IndexTerm &term : warpTerms) {
+      Value digit = arith::RemUIOp::create(
+          rewriter, loc,
+          arith::DivUIOp::create(rewriter, loc, tid,
+                                 createIndex(rewriter, loc, term.div)),
+          createIndex(rewriter, loc, term.mod));
+      slot = arith::AddIOp::create(
+          rewriter, loc, slot,
+          arith::MulIOp::create(rewriter, loc, digit,
+                                createIndex(rewriter, loc, radix)));
+      radix *= term.mod;
+    }
+    Value base = emitBase(rewriter, loc, result, 0);
+    SmallVector<Value> coordinates;
+    for (ArrayRef<int64_t> offset : result.offsets)
+      coordinates.push_back(arith::AddIOp::create(
+          rewriter, loc, base, createIndex(rewriter, loc, offset[0])));
+    auto element = [&](Value row, Value coordinate) {
+      Value index = arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(rewriter, loc, row,
+                                createIndex(rewriter, loc, extent)),
+          coordinate);
+      return getScratchPointer(rewriter, loc, address, index, 4);
+    };
+    for (auto [value, coordinate] : llvm::zip(partial, coordinates))
+      LLVM::StoreOp::create(rewriter, loc, value, element(slot, coordinate), 4);
+    gpu::BarrierOp::create(rewriter, loc);
+    for (auto [value, coordinate] : llvm::zip(partial, coordinates)) {
+      Value sum;
+      for (int64_t j = 0; j < slots; ++j) {
+        Value other = LLVM::LoadOp::create(
+            rewriter, loc, rewriter.getF32Type(),
+            element(createIndex(rewriter, loc, j), coordinate), 4);
+        sum = sum ? combine(rewriter, loc, op.getKind(), sum, other) : other;
+      }
+      value = sum;
+    }
+    if (needsTrailingBarrier(op))
+      gpu::BarrierOp::create(rewriter, loc);
   }
 };
 
@@ -660,17 +774,66 @@ struct BroadcastOpLowering : OpConversionPattern<BroadcastOp> {
   }
 };
 
-/// The verifier admits only conversions that keep every element in place.
+static SmallVector<std::pair<Access, Value>>
+emitLocalPointers(OpBuilder &b, Location loc, RankedTensorType type,
+                  Value buffer);
+
+/// A conversion that keeps every element in its thread moves nothing;
+/// any other goes through a row-major scratch buffer in shared memory
+/// (rows padded by 16 bytes against bank conflicts) between two barriers
+/// of the partition.
 struct ConvertLayoutOpLowering : OpConversionPattern<ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, adaptor.getSource());
+    RankedTensorType from = op.getSource().getType();
+    RankedTensorType to = op.getResult().getType();
+    if (keepsEveryElementInPlace(from, to)) {
+      rewriter.replaceOp(op, adaptor.getSource());
+      return success();
+    }
+    Location loc = op.getLoc();
+    Type element = from.getElementType();
+    int64_t elementBytes = getElementBytes(element);
+    SmallVector<int64_t> shape(from.getShape());
+    shape.back() += kMaxAccessBytes / elementBytes;
+    Value scratch = createScratch(rewriter, op, shape, element);
+    for (auto [access, ptr] : emitLocalPointers(rewriter, loc, from, scratch))
+      LLVM::StoreOp::create(
+          rewriter, loc,
+          extractSlice(rewriter, loc, adaptor.getSource(), access), ptr,
+          access.count * elementBytes);
+    gpu::BarrierOp::create(rewriter, loc);
+    SmallVector<Value> elements;
+    for (auto [access, ptr] : emitLocalPointers(rewriter, loc, to, scratch)) {
+      Value loaded = LLVM::LoadOp::create(
+          rewriter, loc, VectorType::get({access.count}, element), ptr,
+          access.count * elementBytes);
+      llvm::append_range(elements, extractElements(rewriter, loc, loaded));
+    }
+    if (needsTrailingBarrier(op))
+      gpu::BarrierOp::create(rewriter, loc);
+    rewriter.replaceOp(op, fromElements(rewriter, loc, element, elements));
     return success();
   }
 };
+
+static bool isExchange(Operation *op) {
+  if (isa<gpu::BarrierOp>(op))
+    return true;
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    return !keepsEveryElementInPlace(convert.getSource().getType(),
+                                     convert.getResult().getType());
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    ThreadMap source = getThreadMap(reduce.getSource().getType());
+    return llvm::any_of(source.base[reduce.getDim()], [](const IndexTerm &t) {
+      return t.mod > 1 && t.div >= kWarpSize;
+    });
+  }
+  return false;
+}
 
 //===----------------------------------------------------------------------===//
 // Shared memory
@@ -936,7 +1099,11 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
     Value lane = arith::RemUIOp::create(rewriter, loc, tid,
                                         createIndex(rewriter, loc, kWarpSize));
     SmallVector<Value> rowIndices;
-    if (Value indices = adaptor.getIndices()) {
+    if (isa_and_present<RankedTensorType>(
+            op.getIndices() ? op.getIndices().getType() : Type())) {
+      // Already in registers, lane l holding rows l, l + 32, ...
+      rowIndices = extractElements(rewriter, loc, adaptor.getIndices());
+    } else if (Value indices = adaptor.getIndices()) {
       for (int64_t base = 0; base < rows; base += kWarpSize) {
         // Lanes past the last row reload the last row's index.
         Value r = arith::MinUIOp::create(
@@ -1068,8 +1235,35 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
 
 struct TLEDistributeTensorsPass
     : tle::impl::TLEDistributeTensorsBase<TLEDistributeTensorsPass> {
+  /// A layout must cover its partition's threads a whole number of times:
+  /// over fewer threads it repeats, over more some of its elements would
+  /// belong to threads that do not exist.
+  LogicalResult checkPartitionSizes() {
+    WalkResult result = getOperation()->walk([](Operation *op) {
+      FailureOr<int64_t> threads = getPartitionThreads(op);
+      if (failed(threads))
+        return WalkResult::advance();
+      for (Type type : op->getResultTypes()) {
+        RankedTensorType tensor = getDistributedType(type);
+        if (!tensor)
+          continue;
+        int64_t spans = getNumThreads(tensor.getEncoding());
+        if (*threads % spans != 0)
+          return WalkResult(op->emitOpError("produces ")
+                            << tensor << ", whose layout spans " << spans
+                            << " threads, in a partition of " << *threads
+                            << "; a layout must span the partition's threads "
+                               "or a divisor of them");
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    if (failed(checkPartitionSizes()))
+      return signalPassFailure();
     DistributedTypeConverter converter;
     ConversionTarget target(*context);
     target.markUnknownOpDynamicallyLegal([&](Operation *op) {

@@ -57,6 +57,11 @@ verifyDistributedType(RankedTensorType type,
 /// The thread map of a tensor type that verifyDistributedType accepts.
 ThreadMap getThreadMap(RankedTensorType type);
 
+/// Whether every thread holds the same elements of `a` and `b` (tensors of
+/// one shape) in the same order, layouts over fewer threads repeating over
+/// the larger thread count: converting between them moves no data.
+bool keepsEveryElementInPlace(RankedTensorType a, RankedTensorType b);
+
 /// The threads a layout spans, independent of the shape.
 int64_t getNumThreads(Attribute layout);
 

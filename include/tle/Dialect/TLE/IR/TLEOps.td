@@ -620,6 +620,12 @@ def TLE_GatherRowsOp : TLE_Op<"gather_rows", [AttrSizedOperandSegments]> {
     16). A row whose index is outside `[0, R)` is filled with zeros, and its
     index is never used to form an address.
 
+    `indices` is a 1-D global memref of i32 read by the op, or a tensor of
+    i32 already in registers in the layout
+    `#tle.blocked<per_thread = [1], threads = [32], warps = [1]>` (lane `l`
+    holds rows `l`, `l + 32`, ...), so that a kernel can load the next
+    tile's indices while the current one is gathered.
+
     The copies are asynchronous: in a pipe slot, the commit that follows
     makes the readers wait for them (a cp.async arrive per thread).
 
@@ -630,7 +636,8 @@ def TLE_GatherRowsOp : TLE_Op<"gather_rows", [AttrSizedOperandSegments]> {
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
-                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$indices,
+                       Arg<Optional<AnyTypeOf<[AnyMemRef, TLE_DistributedTensor]>>,
+                           "", [MemRead]>:$indices,
                        Optional<Index>:$first,
                        Arg<TLE_SharedMemRef, "", [MemWrite]>:$destination);
   let assemblyFormat = [{

@@ -277,6 +277,34 @@ struct ElementwiseOpLowering : ConversionPattern {
   }
 };
 
+/// math.exp2 with `afn` (approximate functions allowed) on f32 elements
+/// becomes the hardware's flush-to-zero approximation, one MUFU.EX2 each;
+/// without the flag it keeps libdevice's denormal-correct expansion.
+struct FastExp2Lowering : OpConversionPattern<math::Exp2Op> {
+  FastExp2Lowering(const TypeConverter &converter, MLIRContext *context)
+      : OpConversionPattern(converter, context, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(math::Exp2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getDistributedType(op.getType());
+    if (!type || !type.getElementType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    Location loc = op.getLoc();
+    auto intrinsic = rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f");
+    SmallVector<Value> results;
+    for (Value x : extractElements(rewriter, loc, adaptor.getOperand()))
+      results.push_back(LLVM::CallIntrinsicOp::create(rewriter, loc,
+                                                      rewriter.getF32Type(),
+                                                      intrinsic, ValueRange{x})
+                            .getResult(0));
+    rewriter.replaceOp(
+        op, fromElements(rewriter, loc, rewriter.getF32Type(), results));
+    return success();
+  }
+};
+
 /// A splat constant tensor becomes a splat constant vector.
 struct ConstantOpLowering : OpConversionPattern<arith::ConstantOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -1276,7 +1304,7 @@ struct TLEDistributeTensorsPass
                         BroadcastOp, ConvertLayoutOp, LocalLoadOp, LocalStoreOp,
                         LoadOp, StoreOp>();
     RewritePatternSet patterns(context);
-    patterns.add<ElementwiseOpLowering>(converter, context);
+    patterns.add<ElementwiseOpLowering, FastExp2Lowering>(converter, context);
     patterns.add<ConstantOpLowering, WgmmaOpLowering, WgmmaWaitOpLowering,
                  ReduceOpLowering, BroadcastOpLowering, ConvertLayoutOpLowering,
                  LocalLoadOpLowering, LocalStoreOpLowering, LoadOpLowering,

@@ -90,8 +90,9 @@ func.func @loop_iter_args(%n: index) {
 //      (1 << 62) | (64 << 32) | (512 << 16) = 4611686293338849280.
 // Each K step of 16 moves A by 32 B (+2) and B by 16 rows x 128 B = 2048 B
 // (+128). One m64n256k16 per step with 128 accumulator registers tied
-// through it; operands $256/$257 are the descriptors, $258 scale-d;
-// imm-trans-a 0 (K-major A), imm-trans-b 1 (N-major B).
+// through it; operands $256/$257 are the base descriptors, $258 scale-d,
+// and the step's offsets (in 16-byte units) are added inside the asm into
+// `da`/`db`; imm-trans-a 0 (K-major A), imm-trans-b 1 (N-major B).
 // CHECK-LABEL: func.func @wgmma_shared_a
 // CHECK: scf.for
 // B: this warp group's column block starts 0 chunks on (one warp group).
@@ -105,30 +106,22 @@ func.func @loop_iter_args(%n: index) {
 // CHECK: %[[AFIX:.*]] = arith.constant 4611686293305360384 : i64
 // CHECK: %[[ADESC:.*]] = arith.ori %{{.*}}, %[[AFIX]] : i64
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-NEXT: %[[AOFF0:.*]] = arith.constant 0 : i64
-// CHECK-NEXT: %[[A0:.*]] = arith.addi %[[ADESC]], %[[AOFF0]] : i64
-// CHECK-NEXT: %[[BOFF0:.*]] = arith.constant 0 : i64
-// CHECK-NEXT: %[[B0:.*]] = arith.addi %[[BDESC]], %[[BOFF0]] : i64
 // CHECK-NEXT: %[[SCALE0:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att
-// CHECK-SAME: "{\0A.reg .pred p;\0Asetp.ne.b32 p, $258, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, $1, $2,
-// CHECK-SAME: $126, $127}, $256, $257, p, 1, 1, 0, 1;\0A}\0A"
+// CHECK-SAME: "{\0A.reg .pred p;\0A.reg .b64 da, db;\0Asetp.ne.b32 p, $258, 0;\0Aadd.s64 da, $256, 0;\0Aadd.s64 db, $257, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, $1, $2,
+// CHECK-SAME: $126, $127}, da, db, p, 1, 1, 0, 1;\0A}\0A"
 // CHECK-SAME: "{{(=f,){128}0}},1,2,
 // CHECK-SAME: ,126,127,l,l,r"
-// CHECK-SAME: %[[A0]], %[[B0]], %[[SCALE0]] :
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %[[SCALE0]] :
 // CHECK-SAME: -> !llvm.struct<(f32,
-// CHECK: %[[AOFF1:.*]] = arith.constant 2 : i64
-// CHECK-NEXT: %[[A1:.*]] = arith.addi %[[ADESC]], %[[AOFF1]] : i64
-// CHECK-NEXT: %[[BOFF1:.*]] = arith.constant 128 : i64
-// CHECK-NEXT: %[[B1:.*]] = arith.addi %[[BDESC]], %[[BOFF1]] : i64
-// CHECK-NEXT: %[[SCALE1:.*]] = arith.constant 1 : i32
-// CHECK-NEXT: llvm.inline_asm {{.*}}m64n256k16{{.*}} %[[A1]], %[[B1]], %[[SCALE1]] :
-// CHECK: %[[A2:.*]] = arith.addi %[[ADESC]], %c4_i64{{.*}} : i64
-// CHECK: %[[B2:.*]] = arith.addi %[[BDESC]], %c256_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}} %[[A2]], %[[B2]], %{{.*}} :
-// CHECK: %[[A3:.*]] = arith.addi %[[ADESC]], %c6_i64{{.*}} : i64
-// CHECK: %[[B3:.*]] = arith.addi %[[BDESC]], %c384_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}} %[[A3]], %[[B3]], %{{.*}} :
+// CHECK-NEXT: llvm.extractvalue
+// CHECK: %[[SCALE1:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: llvm.inline_asm {{.*}}add.s64 da, $256, 2;\0Aadd.s64 db, $257, 128;\0Awgmma.mma_async.sync.aligned.m64n256k16
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %[[SCALE1]] :
+// CHECK: llvm.inline_asm {{.*}}add.s64 da, $256, 4;\0Aadd.s64 db, $257, 256;\0Awgmma.mma_async.sync.aligned.m64n256k16
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
+// CHECK: llvm.inline_asm {{.*}}add.s64 da, $256, 6;\0Aadd.s64 db, $257, 384;\0Awgmma.mma_async.sync.aligned.m64n256k16
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<128xf32>
@@ -161,24 +154,16 @@ func.func @wgmma_shared_a(%n: index) {
 // CHECK: %[[AFIX:.*]] = arith.constant 4611686293305360384 : i64
 // CHECK: %[[ADESC:.*]] = arith.ori %{{.*}}, %[[AFIX]] : i64
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: arith.addi %[[ADESC]], %c0_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c0_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, $64, $65, p, 1, 1, 0, 0;
-// CHECK: arith.addi %[[ADESC]], %c2_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c2_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c4_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c4_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c6_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c6_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c512_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c512_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c514_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c514_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c516_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c516_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c518_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c518_i64{{.*}} : i64
-// CHECK-COUNT-1: wgmma.mma_async
+// CHECK: llvm.inline_asm {{.*}}add.s64 da, $64, 0;\0Aadd.s64 db, $65, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, da, db, p, 1, 1, 0, 0;
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
+// CHECK: add.s64 da, $64, 2;\0Aadd.s64 db, $65, 2;
+// CHECK: add.s64 da, $64, 4;\0Aadd.s64 db, $65, 4;
+// CHECK: add.s64 da, $64, 6;\0Aadd.s64 db, $65, 6;
+// CHECK: add.s64 da, $64, 512;\0Aadd.s64 db, $65, 512;
+// CHECK: add.s64 da, $64, 514;\0Aadd.s64 db, $65, 514;
+// CHECK: add.s64 da, $64, 516;\0Aadd.s64 db, $65, 516;
+// CHECK: add.s64 da, $64, 518;\0Aadd.s64 db, $65, 518;
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 #sw = #tle.shared<swizzle = 128>
@@ -202,9 +187,13 @@ func.func @wgmma_transpose_b(%n: index) {
 // A in registers (#tle.mma_operand): the 16 bf16 a thread holds of a
 // 64 x 32 A are 8 b32 registers, four per K step in fragment order
 // (a0a1, a2a3, a4a5, a6a7). The asm takes them as `{$64, $65, $66, $67}`
-// after the 32 outputs and 32 tied inputs, has no imm-trans-a, and keeps
-// imm-trans-b 1 for the N-major B.
+// after the 32 outputs and 32 tied inputs, has no A descriptor (no `da`
+// operand) and no imm-trans-a, and keeps imm-trans-b 1 for the N-major B.
+// B [32, 64]: LBO 32 rows x 128 B = 4096 B -> 256, SBO 1024 B -> 64:
+// (1 << 62) | (64 << 32) | (256 << 16) = 4611686293322072064; the second K
+// step adds 16 rows x 128 B = 2048 B (+128) to it in the asm.
 // CHECK-LABEL: func.func @wgmma_register_a
+// CHECK: %[[BDESC:.*]] = arith.ori %{{.*}}, %c4611686293322072064_i64 : i64
 // CHECK: %[[PAIRS:.*]] = vector.bitcast %{{.*}} : vector<16xbf16> to vector<8xi32>
 // CHECK-NEXT: %[[R0:.*]] = vector.extract %[[PAIRS]][0] : i32 from vector<8xi32>
 // CHECK-NEXT: %[[R1:.*]] = vector.extract %[[PAIRS]][1] : i32 from vector<8xi32>
@@ -216,12 +205,13 @@ func.func @wgmma_transpose_b(%n: index) {
 // CHECK-NEXT: %[[R7:.*]] = vector.extract %[[PAIRS]][7] : i32 from vector<8xi32>
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm
-// CHECK-SAME: setp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,
-// CHECK-SAME: $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;
-// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R0]], %[[R1]], %[[R2]], %[[R3]], %{{.*}}, %{{.*}} :
+// CHECK-SAME: setp.ne.b32 p, $69, 0;\0Aadd.s64 db, $68, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,
+// CHECK-SAME: $31}, {$64, $65, $66, $67}, db, p, 1, 1, 1;
+// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[BDESC]], %{{.*}} :
 // CHECK-SAME: (f32, {{.*}}, f32, i32, i32, i32, i32, i64, i32)
 // CHECK: llvm.inline_asm
-// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R4]], %[[R5]], %[[R6]], %[[R7]], %{{.*}}, %{{.*}} :
+// CHECK-SAME: add.s64 db, $68, 128;
+// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R4]], %[[R5]], %[[R6]], %[[R7]], %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 #sw = #tle.shared<swizzle = 128>
@@ -252,10 +242,10 @@ func.func @wgmma_register_a(%n: index) {
 // CHECK: arith.constant -9223371899415756800 : i64
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[FIRST:.*]] = arith.constant 0 : i32
-// CHECK-NEXT: llvm.inline_asm {{.*}}setp.ne.b32 p, $10, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $8, $9, p, 1, 1, 0, 0;
+// CHECK-NEXT: llvm.inline_asm {{.*}}setp.ne.b32 p, $10, 0;\0Aadd.s64 da, $8, 0;\0Aadd.s64 db, $9, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, da, db, p, 1, 1, 0, 0;
 // CHECK-SAME: %[[FIRST]] :
 // CHECK: %[[NEXT:.*]] = arith.constant 1 : i32
-// CHECK-NEXT: llvm.inline_asm {{.*}}m64n8k16
+// CHECK-NEXT: llvm.inline_asm {{.*}}add.s64 da, $8, 2;\0Aadd.s64 db, $9, 2;\0Awgmma.mma_async.sync.aligned.m64n8k16
 // CHECK-SAME: %[[NEXT]] :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -283,12 +273,10 @@ func.func @wgmma_zero_accumulator() {
 // CHECK: %[[E0:.*]] = vector.extract %[[ACC:.*]][0] : f32 from vector<256xf32>
 // CHECK: %[[E128:.*]] = vector.extract %[[ACC]][128] : f32 from vector<256xf32>
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: %[[LO:.*]] = arith.addi %[[BDESC]], %c0_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}}$127}, $256, $257, p, 1, 1, 0, 1;
-// CHECK-SAME: l,l,r" %[[E0]], {{.*}}, %[[LO]], %{{.*}} :
-// CHECK: %[[HI:.*]] = arith.addi %[[BDESC]], %c512_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}}$127}, $256, $257, p, 1, 1, 0, 1;
-// CHECK-SAME: l,l,r" %[[E128]], {{.*}}, %[[HI]], %{{.*}} :
+// CHECK: llvm.inline_asm {{.*}}add.s64 db, $257, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16{{.*}}$127}, da, db, p, 1, 1, 0, 1;
+// CHECK-SAME: l,l,r" %[[E0]], {{.*}}, %[[BDESC]], %{{.*}} :
+// CHECK: llvm.inline_asm {{.*}}add.s64 db, $257, 512;\0Awgmma.mma_async.sync.aligned.m64n256k16{{.*}}$127}, da, db, p, 1, 1, 0, 1;
+// CHECK-SAME: l,l,r" %[[E128]], {{.*}}, %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<256xf32>
@@ -417,12 +405,63 @@ func.func @reduce_sum_rows(%n: index) {
 // -----
 
 // A column reduction of #tle.mma combines the four warps of the warp group
-// (16 rows each), which needs shared memory.
+// (16 rows each) through shared memory. In-thread, rows r and r + 8 fold
+// (registers 0 and 2 for column c); in-warp, the lane bits of the row
+// (xor 4, 8, 16). Then each warp writes its 4 partials to its own slot
+// (warp = tid / 32 mod 4) of a [4, 16] f32 scratch buffer made at the start
+// of the function, and after a barrier every thread reads the 4 slots of
+// each of its columns and folds them in slot order. Outside any loop the
+// buffer is never written again, so there is no trailing barrier.
+// CHECK-LABEL: func.func @reduce_across_warps
+// CHECK-NEXT: %[[SCRATCH:.*]] = tle.shared_alloc {name = "scratch"} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[E0:.*]] = vector.extract %{{.*}}[0] : f32 from vector<8xf32>
+// CHECK-NEXT: %[[E1:.*]] = vector.extract
+// CHECK-NEXT: %[[E2:.*]] = vector.extract
+// CHECK: %[[C0:.*]] = arith.maximumf %[[E0]], %[[E2]] : f32
+// CHECK: %[[M4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: %[[X4:.*]], %{{.*}} = gpu.shuffle  xor %[[C0]], %[[M4]], %{{.*}} : f32
+// CHECK-NEXT: %[[P4:.*]] = arith.maximumf %[[C0]], %[[X4]] : f32
+// CHECK-NEXT: %[[M8:.*]] = arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: %[[X8:.*]], %{{.*}} = gpu.shuffle  xor %[[P4]], %[[M8]], %{{.*}} : f32
+// CHECK-NEXT: %[[P8:.*]] = arith.maximumf %[[P4]], %[[X8]] : f32
+// CHECK-NEXT: %[[M16:.*]] = arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: %[[X16:.*]], %{{.*}} = gpu.shuffle  xor %[[P8]], %[[M16]], %{{.*}} : f32
+// CHECK-NEXT: %[[PART:.*]] = arith.maximumf %[[P8]], %[[X16]] : f32
+// CHECK: memref.extract_strided_metadata %[[SCRATCH]]
+// CHECK: %[[TID:.*]] = gpu.thread_id  x
+// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32{{.*}} : index
+// CHECK-NEXT: %[[SLOT:.*]] = arith.remui %[[WARP]], %c4{{.*}} : index
+// CHECK: %[[SROW:.*]] = arith.muli %{{.*}}, %c16{{.*}} : index
+// CHECK-NEXT: %[[SIDX:.*]] = arith.addi %[[SROW]], %[[COL:.*]] : index
+// CHECK-NEXT: %[[SEB:.*]] = arith.constant 4 : index
+// CHECK-NEXT: arith.muli %[[SIDX]], %[[SEB]] : index
+// CHECK: llvm.store %[[PART]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-COUNT-3: llvm.store %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[S0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[W0:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[R0:.*]] = arith.muli %[[S0]], %[[W0]] : index
+// CHECK-NEXT: arith.addi %[[R0]], %[[COL]] : index
+// CHECK: %[[L0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NEXT: %[[S1:.*]] = arith.constant 1 : index
+// CHECK: %[[L1:.*]] = llvm.load
+// CHECK-NEXT: %[[F01:.*]] = arith.maximumf %[[L0]], %[[L1]] : f32
+// CHECK-NEXT: arith.constant 2 : index
+// CHECK: %[[L2:.*]] = llvm.load
+// CHECK-NEXT: %[[F012:.*]] = arith.maximumf %[[F01]], %[[L2]] : f32
+// CHECK-NEXT: arith.constant 3 : index
+// CHECK: %[[L3:.*]] = llvm.load
+// CHECK-NEXT: %[[COLMAX:.*]] = arith.maximumf %[[F012]], %[[L3]] : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.from_elements %[[COLMAX]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: return
 #acc = #tle.mma<warp_groups = [1, 1]>
 func.func @reduce_across_warps() {
   %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
-  // expected-error @+2 {{'tle.reduce' op reduces across warps (the layout spreads dim 0 over several warps), which needs shared memory and is not supported yet}}
-  // expected-error @+1 {{failed to legalize operation 'tle.reduce' that was explicitly marked illegal}}
   %m = tle.reduce max %s dim 0 : tensor<64x16xf32, #acc> -> tensor<16xf32, #tle.slice<dim = 0, parent = #acc>>
   return
 }
@@ -668,20 +707,23 @@ func.func @global_store(%g: memref<?x?xbf16>, %i: index, %j: index, %n: index) {
 
 // -----
 
-// SUSPECTED BUG (fails on the lowering as of 75c04a3; expectation written
-// for the intended behaviour). #tle.blocked admits per_thread = [1, 6]:
-// a thread's run is 6 bf16 = 12 bytes at byte offset 12 x t of its row, so
-// the address is only 4-byte aligned, yet the access is emitted with
-// `alignment = 12`. LLVM alignments are powers of two: mlir-translate turns
-// it into `align 8`, which is wrong for odd t. Either split the run into
-// power-of-two accesses with an alignment its offset guarantees (4 here),
-// or reject a non-power-of-two per_thread in #tle.blocked's verifier and
-// move this case to invalid.mlir.
+// #tle.blocked admits per_thread = [1, 6]: a thread's run is 6 bf16 =
+// 12 bytes at byte offset 12 x t of its row, so its address is only 4-byte
+// aligned. Accesses are powers of two no wider than the run's alignment:
+// three 2-element (4-byte) loads at columns +0, +2, +4, each `alignment = 4`.
 // CHECK-LABEL: func.func @blocked_run_not_power_of_two
-// CHECK-NOT: alignment = 12
-// CHECK: llvm.load %{{.*}} {alignment = {{[124]}} : i64}
-// CHECK-NOT: alignment = 12
-// CHECK: return
+// CHECK: %[[T:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
+// CHECK-NEXT: %[[SIX:.*]] = arith.constant 6 : index
+// CHECK-NEXT: %[[RUN:.*]] = arith.muli %[[T]], %[[SIX]] : index
+// CHECK-NEXT: %[[COLBASE:.*]] = arith.addi %{{.*}}, %[[RUN]] : index
+// CHECK: arith.addi %[[COLBASE]], %c0{{.*}} : index
+// CHECK: arith.addi %[[COLBASE]], %c2{{.*}} : index
+// CHECK: arith.addi %[[COLBASE]], %c4{{.*}} : index
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK-NOT: llvm.load
+// CHECK: vector.from_elements {{.*}} : vector<6xbf16>
 #blk = #tle.blocked<per_thread = [1, 6], threads = [2, 16], warps = [1, 1]>
 func.func @blocked_run_not_power_of_two() {
   %buf = tle.shared_alloc : memref<2x96xbf16, 3>

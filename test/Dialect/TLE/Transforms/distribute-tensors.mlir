@@ -54,6 +54,28 @@ func.func @splat_constants() {
 
 // -----
 
+// tle.splat of a scalar becomes a vector.broadcast to the thread's count
+// (8 registers of a 64 x 16 #tle.mma tile).
+// CHECK-LABEL: func.func @splat
+// CHECK-SAME: (%[[X:.*]]: f32,
+// CHECK: scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<8xf32>)
+// CHECK-NEXT: %[[S:.*]] = vector.broadcast %[[X]] : f32 to vector<8xf32>
+// CHECK-NEXT: arith.mulf %[[A]], %[[S]] : vector<8xf32>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @splat(%x: f32, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %init) -> tensor<64x16xf32, #acc> {
+    %s = tle.splat %x : f32 -> tensor<64x16xf32, #acc>
+    %b = arith.mulf %a, %s : tensor<64x16xf32, #acc>
+    scf.yield %b : tensor<64x16xf32, #acc>
+  }
+  return
+}
+
+// -----
+
 // Loop-carried tensors become loop-carried vectors: the init, the block
 // argument, the yield and the result all change type together.
 // CHECK-LABEL: func.func @loop_iter_args
@@ -90,8 +112,9 @@ func.func @loop_iter_args(%n: index) {
 //      (1 << 62) | (64 << 32) | (512 << 16) = 4611686293338849280.
 // Each K step of 16 moves A by 32 B (+2) and B by 16 rows x 128 B = 2048 B
 // (+128). One m64n256k16 per step with 128 accumulator registers tied
-// through it; operands $256/$257 are the descriptors, $258 scale-d;
-// imm-trans-a 0 (K-major A), imm-trans-b 1 (N-major B).
+// through it; operands $256/$257 are the base descriptors, $258 scale-d,
+// and the step's offsets (in 16-byte units) are added inside the asm into
+// `da`/`db`; imm-trans-a 0 (K-major A), imm-trans-b 1 (N-major B).
 // CHECK-LABEL: func.func @wgmma_shared_a
 // CHECK: scf.for
 // B: this warp group's column block starts 0 chunks on (one warp group).
@@ -105,30 +128,22 @@ func.func @loop_iter_args(%n: index) {
 // CHECK: %[[AFIX:.*]] = arith.constant 4611686293305360384 : i64
 // CHECK: %[[ADESC:.*]] = arith.ori %{{.*}}, %[[AFIX]] : i64
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK-NEXT: %[[AOFF0:.*]] = arith.constant 0 : i64
-// CHECK-NEXT: %[[A0:.*]] = arith.addi %[[ADESC]], %[[AOFF0]] : i64
-// CHECK-NEXT: %[[BOFF0:.*]] = arith.constant 0 : i64
-// CHECK-NEXT: %[[B0:.*]] = arith.addi %[[BDESC]], %[[BOFF0]] : i64
 // CHECK-NEXT: %[[SCALE0:.*]] = arith.constant 1 : i32
 // CHECK-NEXT: llvm.inline_asm has_side_effects asm_dialect = att
-// CHECK-SAME: "{\0A.reg .pred p;\0Asetp.ne.b32 p, $258, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, $1, $2,
-// CHECK-SAME: $126, $127}, $256, $257, p, 1, 1, 0, 1;\0A}\0A"
+// CHECK-SAME: "{\0A.reg .pred p;\0A.reg .b64 da, db;\0Asetp.ne.b32 p, $258, 0;\0Aadd.s64 da, $256, 0;\0Aadd.s64 db, $257, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {$0, $1, $2,
+// CHECK-SAME: $126, $127}, da, db, p, 1, 1, 0, 1;\0A}\0A"
 // CHECK-SAME: "{{(=f,){128}0}},1,2,
 // CHECK-SAME: ,126,127,l,l,r"
-// CHECK-SAME: %[[A0]], %[[B0]], %[[SCALE0]] :
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %[[SCALE0]] :
 // CHECK-SAME: -> !llvm.struct<(f32,
-// CHECK: %[[AOFF1:.*]] = arith.constant 2 : i64
-// CHECK-NEXT: %[[A1:.*]] = arith.addi %[[ADESC]], %[[AOFF1]] : i64
-// CHECK-NEXT: %[[BOFF1:.*]] = arith.constant 128 : i64
-// CHECK-NEXT: %[[B1:.*]] = arith.addi %[[BDESC]], %[[BOFF1]] : i64
-// CHECK-NEXT: %[[SCALE1:.*]] = arith.constant 1 : i32
-// CHECK-NEXT: llvm.inline_asm {{.*}}m64n256k16{{.*}} %[[A1]], %[[B1]], %[[SCALE1]] :
-// CHECK: %[[A2:.*]] = arith.addi %[[ADESC]], %c4_i64{{.*}} : i64
-// CHECK: %[[B2:.*]] = arith.addi %[[BDESC]], %c256_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}} %[[A2]], %[[B2]], %{{.*}} :
-// CHECK: %[[A3:.*]] = arith.addi %[[ADESC]], %c6_i64{{.*}} : i64
-// CHECK: %[[B3:.*]] = arith.addi %[[BDESC]], %c384_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}} %[[A3]], %[[B3]], %{{.*}} :
+// CHECK-NEXT: llvm.extractvalue
+// CHECK: %[[SCALE1:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: llvm.inline_asm {{.*}}add.s64 da, $256, 2;\0Aadd.s64 db, $257, 128;\0Awgmma.mma_async.sync.aligned.m64n256k16
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %[[SCALE1]] :
+// CHECK: llvm.inline_asm {{.*}}add.s64 da, $256, 4;\0Aadd.s64 db, $257, 256;\0Awgmma.mma_async.sync.aligned.m64n256k16
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
+// CHECK: llvm.inline_asm {{.*}}add.s64 da, $256, 6;\0Aadd.s64 db, $257, 384;\0Awgmma.mma_async.sync.aligned.m64n256k16
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<128xf32>
@@ -161,24 +176,16 @@ func.func @wgmma_shared_a(%n: index) {
 // CHECK: %[[AFIX:.*]] = arith.constant 4611686293305360384 : i64
 // CHECK: %[[ADESC:.*]] = arith.ori %{{.*}}, %[[AFIX]] : i64
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: arith.addi %[[ADESC]], %c0_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c0_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, $64, $65, p, 1, 1, 0, 0;
-// CHECK: arith.addi %[[ADESC]], %c2_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c2_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c4_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c4_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c6_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c6_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c512_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c512_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c514_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c514_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c516_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c516_i64{{.*}} : i64
-// CHECK: arith.addi %[[ADESC]], %c518_i64{{.*}} : i64
-// CHECK: arith.addi %[[BDESC]], %c518_i64{{.*}} : i64
-// CHECK-COUNT-1: wgmma.mma_async
+// CHECK: llvm.inline_asm {{.*}}add.s64 da, $64, 0;\0Aadd.s64 db, $65, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, da, db, p, 1, 1, 0, 0;
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
+// CHECK: add.s64 da, $64, 2;\0Aadd.s64 db, $65, 2;
+// CHECK: add.s64 da, $64, 4;\0Aadd.s64 db, $65, 4;
+// CHECK: add.s64 da, $64, 6;\0Aadd.s64 db, $65, 6;
+// CHECK: add.s64 da, $64, 512;\0Aadd.s64 db, $65, 512;
+// CHECK: add.s64 da, $64, 514;\0Aadd.s64 db, $65, 514;
+// CHECK: add.s64 da, $64, 516;\0Aadd.s64 db, $65, 516;
+// CHECK: add.s64 da, $64, 518;\0Aadd.s64 db, $65, 518;
+// CHECK-SAME: %[[ADESC]], %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 #sw = #tle.shared<swizzle = 128>
@@ -202,9 +209,13 @@ func.func @wgmma_transpose_b(%n: index) {
 // A in registers (#tle.mma_operand): the 16 bf16 a thread holds of a
 // 64 x 32 A are 8 b32 registers, four per K step in fragment order
 // (a0a1, a2a3, a4a5, a6a7). The asm takes them as `{$64, $65, $66, $67}`
-// after the 32 outputs and 32 tied inputs, has no imm-trans-a, and keeps
-// imm-trans-b 1 for the N-major B.
+// after the 32 outputs and 32 tied inputs, has no A descriptor (no `da`
+// operand) and no imm-trans-a, and keeps imm-trans-b 1 for the N-major B.
+// B [32, 64]: LBO 32 rows x 128 B = 4096 B -> 256, SBO 1024 B -> 64:
+// (1 << 62) | (64 << 32) | (256 << 16) = 4611686293322072064; the second K
+// step adds 16 rows x 128 B = 2048 B (+128) to it in the asm.
 // CHECK-LABEL: func.func @wgmma_register_a
+// CHECK: %[[BDESC:.*]] = arith.ori %{{.*}}, %c4611686293322072064_i64 : i64
 // CHECK: %[[PAIRS:.*]] = vector.bitcast %{{.*}} : vector<16xbf16> to vector<8xi32>
 // CHECK-NEXT: %[[R0:.*]] = vector.extract %[[PAIRS]][0] : i32 from vector<8xi32>
 // CHECK-NEXT: %[[R1:.*]] = vector.extract %[[PAIRS]][1] : i32 from vector<8xi32>
@@ -216,12 +227,13 @@ func.func @wgmma_transpose_b(%n: index) {
 // CHECK-NEXT: %[[R7:.*]] = vector.extract %[[PAIRS]][7] : i32 from vector<8xi32>
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: llvm.inline_asm
-// CHECK-SAME: setp.ne.b32 p, $69, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,
-// CHECK-SAME: $31}, {$64, $65, $66, $67}, $68, p, 1, 1, 1;
-// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R0]], %[[R1]], %[[R2]], %[[R3]], %{{.*}}, %{{.*}} :
+// CHECK-SAME: setp.ne.b32 p, $69, 0;\0Aadd.s64 db, $68, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {$0,
+// CHECK-SAME: $31}, {$64, $65, $66, $67}, db, p, 1, 1, 1;
+// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[BDESC]], %{{.*}} :
 // CHECK-SAME: (f32, {{.*}}, f32, i32, i32, i32, i32, i64, i32)
 // CHECK: llvm.inline_asm
-// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R4]], %[[R5]], %[[R6]], %[[R7]], %{{.*}}, %{{.*}} :
+// CHECK-SAME: add.s64 db, $68, 128;
+// CHECK-SAME: ,31,r,r,r,r,l,r" {{.*}}, %[[R4]], %[[R5]], %[[R6]], %[[R7]], %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 #sw = #tle.shared<swizzle = 128>
@@ -252,10 +264,10 @@ func.func @wgmma_register_a(%n: index) {
 // CHECK: arith.constant -9223371899415756800 : i64
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: %[[FIRST:.*]] = arith.constant 0 : i32
-// CHECK-NEXT: llvm.inline_asm {{.*}}setp.ne.b32 p, $10, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $8, $9, p, 1, 1, 0, 0;
+// CHECK-NEXT: llvm.inline_asm {{.*}}setp.ne.b32 p, $10, 0;\0Aadd.s64 da, $8, 0;\0Aadd.s64 db, $9, 0;\0Awgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, da, db, p, 1, 1, 0, 0;
 // CHECK-SAME: %[[FIRST]] :
 // CHECK: %[[NEXT:.*]] = arith.constant 1 : i32
-// CHECK-NEXT: llvm.inline_asm {{.*}}m64n8k16
+// CHECK-NEXT: llvm.inline_asm {{.*}}add.s64 da, $8, 2;\0Aadd.s64 db, $9, 2;\0Awgmma.mma_async.sync.aligned.m64n8k16
 // CHECK-SAME: %[[NEXT]] :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
@@ -283,12 +295,10 @@ func.func @wgmma_zero_accumulator() {
 // CHECK: %[[E0:.*]] = vector.extract %[[ACC:.*]][0] : f32 from vector<256xf32>
 // CHECK: %[[E128:.*]] = vector.extract %[[ACC]][128] : f32 from vector<256xf32>
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: %[[LO:.*]] = arith.addi %[[BDESC]], %c0_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}}$127}, $256, $257, p, 1, 1, 0, 1;
-// CHECK-SAME: l,l,r" %[[E0]], {{.*}}, %[[LO]], %{{.*}} :
-// CHECK: %[[HI:.*]] = arith.addi %[[BDESC]], %c512_i64{{.*}} : i64
-// CHECK: llvm.inline_asm {{.*}}m64n256k16{{.*}}$127}, $256, $257, p, 1, 1, 0, 1;
-// CHECK-SAME: l,l,r" %[[E128]], {{.*}}, %[[HI]], %{{.*}} :
+// CHECK: llvm.inline_asm {{.*}}add.s64 db, $257, 0;\0Awgmma.mma_async.sync.aligned.m64n256k16{{.*}}$127}, da, db, p, 1, 1, 0, 1;
+// CHECK-SAME: l,l,r" %[[E0]], {{.*}}, %[[BDESC]], %{{.*}} :
+// CHECK: llvm.inline_asm {{.*}}add.s64 db, $257, 512;\0Awgmma.mma_async.sync.aligned.m64n256k16{{.*}}$127}, da, db, p, 1, 1, 0, 1;
+// CHECK-SAME: l,l,r" %[[E128]], {{.*}}, %[[BDESC]], %{{.*}} :
 // CHECK-NOT: wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<256xf32>
@@ -417,13 +427,163 @@ func.func @reduce_sum_rows(%n: index) {
 // -----
 
 // A column reduction of #tle.mma combines the four warps of the warp group
-// (16 rows each), which needs shared memory.
+// (16 rows each) through shared memory. In-thread, rows r and r + 8 fold
+// (registers 0 and 2 for column c); in-warp, the lane bits of the row
+// (xor 4, 8, 16). Then each warp writes its 4 partials to its own slot
+// (warp = tid / 32 mod 4) of a [4, 16] f32 scratch buffer made at the start
+// of the function, and after a barrier every thread reads the 4 slots of
+// each of its columns and folds them in slot order. Outside any loop the
+// buffer is never written again, so there is no trailing barrier.
+// CHECK-LABEL: func.func @reduce_across_warps
+// CHECK-NEXT: %[[SCRATCH:.*]] = tle.shared_alloc {name = "scratch"} : memref<4x16xf32, #gpu.address_space<workgroup>>
+// CHECK: %[[E0:.*]] = vector.extract %{{.*}}[0] : f32 from vector<8xf32>
+// CHECK-NEXT: %[[E1:.*]] = vector.extract
+// CHECK-NEXT: %[[E2:.*]] = vector.extract
+// CHECK: %[[C0:.*]] = arith.maximumf %[[E0]], %[[E2]] : f32
+// CHECK: %[[M4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: %[[X4:.*]], %{{.*}} = gpu.shuffle  xor %[[C0]], %[[M4]], %{{.*}} : f32
+// CHECK-NEXT: %[[P4:.*]] = arith.maximumf %[[C0]], %[[X4]] : f32
+// CHECK-NEXT: %[[M8:.*]] = arith.constant 8 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: %[[X8:.*]], %{{.*}} = gpu.shuffle  xor %[[P4]], %[[M8]], %{{.*}} : f32
+// CHECK-NEXT: %[[P8:.*]] = arith.maximumf %[[P4]], %[[X8]] : f32
+// CHECK-NEXT: %[[M16:.*]] = arith.constant 16 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: %[[X16:.*]], %{{.*}} = gpu.shuffle  xor %[[P8]], %[[M16]], %{{.*}} : f32
+// CHECK-NEXT: %[[PART:.*]] = arith.maximumf %[[P8]], %[[X16]] : f32
+// CHECK: memref.extract_strided_metadata %[[SCRATCH]]
+// CHECK: %[[TID:.*]] = gpu.thread_id  x
+// CHECK: %[[WARP:.*]] = arith.divui %[[TID]], %c32{{.*}} : index
+// CHECK: arith.remui %[[WARP]], %c4{{.*}} : index
+// CHECK: %[[SROW:.*]] = arith.muli %{{.*}}, %c16{{.*}} : index
+// CHECK-NEXT: %[[SIDX:.*]] = arith.addi %[[SROW]], %[[COL:.*]] : index
+// CHECK-NEXT: %[[SEB:.*]] = arith.constant 4 : index
+// CHECK-NEXT: arith.muli %[[SIDX]], %[[SEB]] : index
+// CHECK: llvm.store %[[PART]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-COUNT-3: llvm.store %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[S0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[W0:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[R0:.*]] = arith.muli %[[S0]], %[[W0]] : index
+// CHECK-NEXT: arith.addi %[[R0]], %[[COL]] : index
+// CHECK: %[[L0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NEXT: %[[S1:.*]] = arith.constant 1 : index
+// CHECK: %[[L1:.*]] = llvm.load
+// CHECK-NEXT: %[[F01:.*]] = arith.maximumf %[[L0]], %[[L1]] : f32
+// CHECK-NEXT: arith.constant 2 : index
+// CHECK: %[[L2:.*]] = llvm.load
+// CHECK-NEXT: %[[F012:.*]] = arith.maximumf %[[F01]], %[[L2]] : f32
+// CHECK-NEXT: arith.constant 3 : index
+// CHECK: %[[L3:.*]] = llvm.load
+// CHECK-NEXT: %[[COLMAX:.*]] = arith.maximumf %[[F012]], %[[L3]] : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.from_elements %[[COLMAX]], %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: return
 #acc = #tle.mma<warp_groups = [1, 1]>
 func.func @reduce_across_warps() {
   %s = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
-  // expected-error @+2 {{'tle.reduce' op reduces across warps (the layout spreads dim 0 over several warps), which needs shared memory and is not supported yet}}
-  // expected-error @+1 {{failed to legalize operation 'tle.reduce' that was explicitly marked illegal}}
   %m = tle.reduce max %s dim 0 : tensor<64x16xf32, #acc> -> tensor<16xf32, #tle.slice<dim = 0, parent = #acc>>
+  return
+}
+
+// -----
+
+// A row maximum over #tle.mma<warp_groups = [1, 2]> in an 8-warp
+// partition: each warp group holds 32 of the 64 columns, so after the
+// quad shuffles (xor 1, 2) the two warp groups exchange through a [2, 64]
+// f32 scratch buffer: element slot x 64 + row for its rows r and r + 8,
+// slot = tid / 128 mod 2. After the barrier each row folds slot 0, then 1.
+// CHECK-LABEL: func.func @reduce_across_warp_groups
+// CHECK-NEXT: %[[SCRATCH:.*]] = tle.shared_alloc {name = "scratch"} : memref<2x64xf32, #gpu.address_space<workgroup>>
+// CHECK: default warps(8)
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK-NEXT: %[[ROWPART:.*]] = arith.maximumf
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32
+// CHECK-NEXT: %[[ROW8PART:.*]] = arith.maximumf
+// CHECK-NOT: gpu.shuffle
+// CHECK: memref.extract_strided_metadata %[[SCRATCH]]
+// CHECK: %[[TID:.*]] = gpu.thread_id  x
+// CHECK: %[[WG:.*]] = arith.divui %[[TID]], %c128{{.*}} : index
+// CHECK: arith.remui %[[WG]], %c2{{.*}} : index
+// CHECK: %[[R:.*]] = arith.addi %{{.*}}, %c0{{.*}} : index
+// CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-NEXT: %[[R8:.*]] = arith.addi %{{.*}}, %[[C8]] : index
+// CHECK-NEXT: %[[W:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[SROW:.*]] = arith.muli %{{.*}}, %[[W]] : index
+// CHECK-NEXT: arith.addi %[[SROW]], %[[R]] : index
+// CHECK: llvm.store %[[ROWPART]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK: llvm.store %[[ROW8PART]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: %[[S0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[W0:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[O0:.*]] = arith.muli %[[S0]], %[[W0]] : index
+// CHECK-NEXT: arith.addi %[[O0]], %[[R]] : index
+// CHECK: %[[L0:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NEXT: %[[S1:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[W1:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[O1:.*]] = arith.muli %[[S1]], %[[W1]] : index
+// CHECK-NEXT: arith.addi %[[O1]], %[[R]] : index
+// CHECK: %[[L1:.*]] = llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> f32
+// CHECK-NEXT: %[[MAXR:.*]] = arith.maximumf %[[L0]], %[[L1]] : f32
+// CHECK: arith.addi %{{.*}}, %[[R8]] : index
+// CHECK: arith.addi %{{.*}}, %[[R8]] : index
+// CHECK: %[[MAXR8:.*]] = arith.maximumf
+// CHECK-NEXT: %[[V:.*]] = vector.from_elements %[[MAXR]], %[[MAXR8]] : vector<2xf32>
+// CHECK-NEXT: arith.negf %[[V]] : vector<2xf32>
+// CHECK-NOT: gpu.barrier
+// CHECK: tle.warp_yield
+#acc = #tle.mma<warp_groups = [1, 2]>
+#row = #tle.slice<dim = 1, parent = #acc>
+func.func @reduce_across_warp_groups() {
+  tle.warp_specialize
+  default warps(8) {
+    %s = arith.constant dense<1.0> : tensor<64x64xf32, #acc>
+    %m = tle.reduce max %s dim 1 : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+    %n = arith.negf %m : tensor<64xf32, #row>
+    tle.warp_yield
+  }
+  return
+}
+
+// -----
+
+// The trailing barrier: an exchange in a loop must keep the next
+// iteration's writes to its scratch buffer behind every thread's reads.
+// Two exchanges in one loop body guard each other (each one's barrier
+// lies between the other's reads and next writes), so each keeps only the
+// barrier between its writes and reads. (One exchange alone in a loop is
+// in distribute-tensors-trailing-barrier.mlir.)
+// CHECK-LABEL: func.func @two_exchanges_in_loop
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.shuffle  xor
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.store
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+#acc = #tle.mma<warp_groups = [1, 1]>
+#col = #tle.slice<dim = 0, parent = #acc>
+func.func @two_exchanges_in_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = arith.constant dense<1.0> : tensor<64x8xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %init) -> tensor<64x8xf32, #acc> {
+    %m = tle.reduce max %s dim 0 : tensor<64x8xf32, #acc> -> tensor<8xf32, #col>
+    %t = tle.reduce sum %s dim 0 : tensor<64x8xf32, #acc> -> tensor<8xf32, #col>
+    scf.yield %s : tensor<64x8xf32, #acc>
+  }
   return
 }
 
@@ -467,6 +627,70 @@ func.func @convert_layout(%n: index) {
     %a = tle.convert_layout %p : tensor<64x16xbf16, #acc> -> tensor<64x16xbf16, #opnd>
     %neg = arith.negf %a : tensor<64x16xbf16, #opnd>
     scf.yield %p : tensor<64x16xbf16, #acc>
+  }
+  return
+}
+
+// -----
+
+// #tle.mma -> #tle.mma_operand with two warp groups along N moves data:
+// warp group g holds accumulator columns [32g, 32g + 32) but A's full 64
+// columns. The tile goes through a row-major [64, 72] bf16 scratch buffer
+// (rows padded by 16 bytes): each thread stores its 8 (col, col + 1) pairs
+// as 4-byte vectors, column base + 32 x (tid / 128 mod 2); after a barrier
+// it loads the 16 pairs of the operand layout. Not in a loop: no trailing
+// barrier.
+// CHECK-LABEL: func.func @convert_through_scratch
+// CHECK-NEXT: %[[SCRATCH:.*]] = tle.shared_alloc {name = "scratch"} : memref<64x72xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[WG:.*]] = arith.divui %{{.*}}, %c128{{.*}} : index
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[G:.*]] = arith.remui %[[WG]], %[[TWO]] : index
+// CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[GCOL:.*]] = arith.muli %[[G]], %[[C32]] : index
+// CHECK: memref.extract_strided_metadata %[[SCRATCH]]
+// CHECK: %[[PITCH:.*]] = arith.constant 72 : index
+// CHECK-NEXT: arith.muli %{{.*}}, %[[PITCH]] : index
+// CHECK: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK-NOT: arith.xori
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-7: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: llvm.store
+// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK-NOT: llvm.load
+// CHECK: %[[A:.*]] = vector.from_elements {{.*}} : vector<32xbf16>
+// CHECK-NEXT: arith.negf %[[A]] : vector<32xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: tle.warp_yield
+func.func @convert_through_scratch() {
+  tle.warp_specialize
+  default warps(8) {
+    %p = arith.constant dense<1.0> : tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>>
+    %a = tle.convert_layout %p : tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>> -> tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    %n = arith.negf %a : tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    tle.warp_yield
+  }
+  return
+}
+
+// -----
+
+// One warp group's accumulator, replicated over an 8-warp partition, is
+// already the operand layout of both warp groups: no data moves, so no
+// scratch buffer and no barrier.
+// CHECK-LABEL: func.func @convert_replicated
+// CHECK-NOT: tle.shared_alloc
+// CHECK: %[[P:.*]] = arith.constant dense<1.000000e+00> : vector<8xbf16>
+// CHECK-NEXT: arith.negf %[[P]] : vector<8xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: tle.warp_yield
+func.func @convert_replicated() {
+  tle.warp_specialize
+  default warps(8) {
+    %p = arith.constant dense<1.0> : tensor<64x16xbf16, #tle.mma<warp_groups = [1, 1]>>
+    %a = tle.convert_layout %p : tensor<64x16xbf16, #tle.mma<warp_groups = [1, 1]>> -> tensor<64x16xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    %n = arith.negf %a : tensor<64x16xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    tle.warp_yield
   }
   return
 }
@@ -668,24 +892,228 @@ func.func @global_store(%g: memref<?x?xbf16>, %i: index, %j: index, %n: index) {
 
 // -----
 
-// SUSPECTED BUG (fails on the lowering as of 75c04a3; expectation written
-// for the intended behaviour). #tle.blocked admits per_thread = [1, 6]:
-// a thread's run is 6 bf16 = 12 bytes at byte offset 12 x t of its row, so
-// the address is only 4-byte aligned, yet the access is emitted with
-// `alignment = 12`. LLVM alignments are powers of two: mlir-translate turns
-// it into `align 8`, which is wrong for odd t. Either split the run into
-// power-of-two accesses with an alignment its offset guarantees (4 here),
-// or reject a non-power-of-two per_thread in #tle.blocked's verifier and
-// move this case to invalid.mlir.
+// #tle.blocked admits per_thread = [1, 6]: a thread's run is 6 bf16 =
+// 12 bytes at byte offset 12 x t of its row, so its address is only 4-byte
+// aligned. Accesses are powers of two no wider than the run's alignment:
+// three 2-element (4-byte) loads at columns +0, +2, +4, each `alignment = 4`.
 // CHECK-LABEL: func.func @blocked_run_not_power_of_two
-// CHECK-NOT: alignment = 12
-// CHECK: llvm.load %{{.*}} {alignment = {{[124]}} : i64}
-// CHECK-NOT: alignment = 12
-// CHECK: return
+// CHECK: %[[T:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
+// CHECK-NEXT: %[[SIX:.*]] = arith.constant 6 : index
+// CHECK-NEXT: %[[RUN:.*]] = arith.muli %[[T]], %[[SIX]] : index
+// CHECK-NEXT: %[[COLBASE:.*]] = arith.addi %{{.*}}, %[[RUN]] : index
+// CHECK: arith.addi %[[COLBASE]], %c0{{.*}} : index
+// CHECK: arith.addi %[[COLBASE]], %c2{{.*}} : index
+// CHECK: arith.addi %[[COLBASE]], %c4{{.*}} : index
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK-NOT: llvm.load
+// CHECK: vector.from_elements {{.*}} : vector<6xbf16>
 #blk = #tle.blocked<per_thread = [1, 6], threads = [2, 16], warps = [1, 1]>
 func.func @blocked_run_not_power_of_two() {
   %buf = tle.shared_alloc : memref<2x96xbf16, 3>
   %t = tle.local_load %buf : memref<2x96xbf16, 3> -> tensor<2x96xbf16, #blk>
   %neg = arith.negf %t : tensor<2x96xbf16, #blk>
+  return
+}
+
+// -----
+
+// tle.gather_rows with indices in global memory, into a 128-byte swizzled
+// [64, 576] bf16 tile, in a 4-warp partition. Each warp loads the indices
+// once, lane l holding rows l and l + 32 (clamped to the last row, 63);
+// each round then takes its row's index from lane row mod 32 of register
+// row / 32 by a shuffle. A row is 576 x 2 B = 72 pieces of 16 B; 64 rows
+// are 4608 pieces, 36 rounds of 128 threads. An index outside [0, R)
+// copies 0 bytes (cp.async zero-fills) from row 0's address.
+// CHECK-LABEL: func.func @gather_rows_indexed
+// CHECK-SAME: (%[[SRC:[^:]*]]: memref<?x576xbf16, {{.*}}>, %[[IDS:[^:]*]]: memref<64xi32, {{.*}}>)
+// CHECK: partition "gather" warps(4) {
+// CHECK-NEXT: %{{.*}}, %{{.*}}, %[[SIZES:.*]]:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %[[SRC]]
+// CHECK: %[[TID:.*]] = gpu.thread_id  x
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[WARP:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[LANE:.*]] = arith.remui %[[TID]], %[[WARP]] : index
+// CHECK-DAG: %[[LAST0:.*]] = arith.constant 63 : index
+// CHECK-DAG: %[[ADD0:.*]] = arith.constant 0 : index
+// CHECK: %[[ROW0:.*]] = arith.addi %[[LANE]], %[[ADD0]] : index
+// CHECK-NEXT: %[[CLAMP0:.*]] = arith.minui %[[ROW0]], %[[LAST0]] : index
+// CHECK-NEXT: %[[ID0:.*]] = memref.load %[[IDS]][%[[CLAMP0]]]
+// CHECK-DAG: %[[LAST1:.*]] = arith.constant 63 : index
+// CHECK-DAG: %[[ADD1:.*]] = arith.constant 32 : index
+// CHECK: %[[ROW1:.*]] = arith.addi %[[LANE]], %[[ADD1]] : index
+// CHECK-NEXT: %[[CLAMP1:.*]] = arith.minui %[[ROW1]], %[[LAST1]] : index
+// CHECK-NEXT: %[[ID1:.*]] = memref.load %[[IDS]][%[[CLAMP1]]]
+// CHECK-NOT: memref.load
+// CHECK: scf.for %[[I:.*]] = %[[ZERO]] to %c36{{(_[0-9]+)?}} step %{{.*}} {
+// CHECK-NEXT: %[[THREADS:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[SKIP:.*]] = arith.muli %[[I]], %[[THREADS]] : index
+// CHECK-NEXT: %[[PIECE:.*]] = arith.addi %[[TID]], %[[SKIP]] : index
+// CHECK-NEXT: %[[PPR:.*]] = arith.constant 72 : index
+// CHECK-NEXT: %[[ROW:.*]] = arith.divui %[[PIECE]], %[[PPR]] : index
+// CHECK: %[[INROW:.*]] = arith.remui %[[PIECE]], %{{.*}} : index
+// CHECK-NEXT: %[[COL:.*]] = arith.muli %[[INROW]], %{{.*}} : index
+// CHECK-NEXT: arith.constant 32 : index
+// CHECK-NEXT: %[[FROM:.*]] = arith.remui %[[ROW]], %{{.*}} : index
+// CHECK-NEXT: %[[FROM32:.*]] = arith.index_cast %[[FROM]] : index to i32
+// CHECK-NEXT: %[[WIDTH:.*]] = arith.constant 32 : i32
+// CHECK-NEXT: arith.constant 32 : index
+// CHECK-NEXT: %[[REG:.*]] = arith.divui %[[ROW]], %{{.*}} : index
+// CHECK-NEXT: %[[X0:.*]], %{{.*}} = gpu.shuffle  idx %[[ID0]], %[[FROM32]], %[[WIDTH]] : i32
+// CHECK-NEXT: %[[X1:.*]], %{{.*}} = gpu.shuffle  idx %[[ID1]], %[[FROM32]], %[[WIDTH]] : i32
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[IS1:.*]] = arith.cmpi eq, %[[REG]], %[[ONE]] : index
+// CHECK-NEXT: %[[ID:.*]] = arith.select %[[IS1]], %[[X1]], %[[X0]] : i32
+// CHECK-NEXT: %[[SROW:.*]] = arith.index_cast %[[ID]] : i32 to index
+// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ult, %[[SROW]], %[[SIZES]]#0 : index
+// CHECK-NEXT: %[[SAFE:.*]] = arith.select %[[VALID]], %[[SROW]], %[[ZERO]] : index
+// CHECK: %[[SLIN:.*]] = arith.muli %[[SAFE]], %[[STRIDES]]#0 : index
+// CHECK-NEXT: %[[SELEM:.*]] = arith.addi %[[SLIN]], %[[COL]] : index
+// CHECK: arith.muli %[[SELEM]], %c2{{.*}} : index
+// CHECK: %[[SPTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// Destination: chunk (col / 64) x 64 rows x 128 B + row x 128 B +
+// (col mod 64) x 2 B, then the 128-byte swizzle.
+// CHECK-NEXT: %[[W64:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[CHUNK:.*]] = arith.divui %[[COL]], %[[W64]] : index
+// CHECK: %[[CB:.*]] = arith.constant 8192 : index
+// CHECK-NEXT: arith.muli %[[CHUNK]], %[[CB]] : index
+// CHECK-NEXT: %[[RB:.*]] = arith.constant 128 : index
+// CHECK-NEXT: arith.muli %[[ROW]], %[[RB]] : index
+// CHECK: %[[DADDR:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[C7:.*]] = arith.constant 7 : i64
+// CHECK-NEXT: %[[SH:.*]] = arith.shrui %[[DADDR]], %[[C7]] : i64
+// CHECK-NEXT: %[[MASK:.*]] = arith.constant 7 : i64
+// CHECK-NEXT: %[[R8:.*]] = arith.andi %[[SH]], %[[MASK]] : i64
+// CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-NEXT: %[[FLIP:.*]] = arith.shli %[[R8]], %[[C4]] : i64
+// CHECK-NEXT: %[[SWZ:.*]] = arith.xori %[[DADDR]], %[[FLIP]] : i64
+// CHECK-NEXT: %[[DPTR:.*]] = llvm.inttoptr %[[SWZ]] : i64 to !llvm.ptr<3>
+// CHECK-DAG: %[[NONE:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[FULL:.*]] = arith.constant 16 : i32
+// CHECK: %[[BYTES:.*]] = arith.select %[[VALID]], %[[FULL]], %[[NONE]] : i32
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[DPTR]], %[[SPTR]], 16, cache =  cg, %[[BYTES]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
+// CHECK-NEXT: }
+// CHECK-NEXT: tle.warp_return
+#sw = #tle.shared<swizzle = 128>
+func.func @gather_rows_indexed(%src: memref<?x576xbf16, strided<[576, 1], offset: ?>>,
+                               %ids: memref<64xi32, strided<[1], offset: ?>>) {
+  %dst = tle.shared_alloc : memref<64x576xbf16, #sw>
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition "gather" warps(4) {
+    tle.gather_rows %src rows(%ids : memref<64xi32, strided<[1], offset: ?>>) into %dst
+        : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// `from %first`: row i of the tile is source row first + i, with no index
+// loads or shuffles; the same bounds check and zero-fill. The row-major
+// destination has no swizzle: (row x 64 + col) x 2 B. 64 rows of 8 pieces
+// are 4 rounds of 128 threads.
+// CHECK-LABEL: func.func @gather_rows_from
+// CHECK-SAME: %[[FIRST:[^:]*]]: index)
+// CHECK-NOT: memref.load
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4{{(_[0-9]+)?}} step
+// CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %c8{{.*}} : index
+// CHECK: %[[SROW:.*]] = arith.addi %[[FIRST]], %[[ROW]] : index
+// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ult, %[[SROW]], %{{.*}}#0 : index
+// CHECK-NEXT: arith.select %[[VALID]], %[[SROW]], %{{.*}} : index
+// CHECK: %[[W:.*]] = arith.constant 64 : index
+// CHECK-NEXT: arith.muli %[[ROW]], %[[W]] : index
+// CHECK-NOT: arith.xori
+// CHECK: arith.select %[[VALID]], %c16_i32, %c0_i32 : i32
+// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} :
+// CHECK-NOT: gpu.shuffle
+// CHECK: tle.warp_return
+func.func @gather_rows_from(%src: memref<?x64xbf16, strided<[64, 1], offset: ?>>, %first: index) {
+  %dst = tle.shared_alloc : memref<64x64xbf16, 3>
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition warps(4) {
+    tle.gather_rows %src from %first into %dst
+        : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<64x64xbf16, 3>
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Indices already in registers, lane l holding rows l and l + 32: the two
+// i32 elements of the thread's vector feed the shuffles; nothing reloads
+// them.
+// CHECK-LABEL: func.func @gather_rows_tensor_indices
+// CHECK: %[[IDS:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xi32>
+// CHECK-NOT: memref.load
+// CHECK: %[[ID0:.*]] = vector.extract %[[IDS]][0] : i32 from vector<2xi32>
+// CHECK-NEXT: %[[ID1:.*]] = vector.extract %[[IDS]][1] : i32 from vector<2xi32>
+// CHECK-NOT: memref.load
+// CHECK: scf.for
+// CHECK: gpu.shuffle  idx %[[ID0]], %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: gpu.shuffle  idx %[[ID1]], %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.cp.async.shared.global
+#sw = #tle.shared<swizzle = 128>
+#lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
+func.func @gather_rows_tensor_indices(%src: memref<?x64xbf16, strided<[64, 1], offset: ?>>,
+                                      %g: memref<?xi32>) {
+  %dst = tle.shared_alloc : memref<64x64xbf16, #sw>
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition warps(4) {
+    %c0 = arith.constant 0 : index
+    %ids = tle.load %g[%c0] : memref<?xi32> -> tensor<64xi32, #lanes>
+    tle.gather_rows %src rows(%ids : tensor<64xi32, #lanes>) into %dst
+        : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<64x64xbf16, #sw>
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// 8 rows of 8 pieces are 64 pieces for 128 threads: one round, in which
+// threads 64.. have no piece. They still take part in the shuffle (all
+// lanes must), and only then skip the copy under `piece < 64`. With 8
+// indices, lanes 8.. reload index 7.
+// CHECK-LABEL: func.func @gather_rows_partial_round
+// CHECK-DAG: %[[LAST:.*]] = arith.constant 7 : index
+// CHECK: arith.minui %{{.*}}, %[[LAST]] : index
+// CHECK-NEXT: %[[ID:.*]] = memref.load
+// CHECK-NOT: memref.load
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c1{{(_[0-9]+)?}} step
+// CHECK: %[[PIECE:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[X:.*]], %{{.*}} = gpu.shuffle  idx %[[ID]], %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT: %[[SROW:.*]] = arith.index_cast %[[X]] : i32 to index
+// CHECK-NEXT: %[[PIECES:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[PIECE]], %[[PIECES]] : index
+// CHECK-NEXT: scf.if %[[HAS]] {
+// CHECK-NEXT: arith.cmpi ult, %[[SROW]], %{{.*}}#0 : index
+// CHECK: nvvm.cp.async.shared.global
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: tle.warp_return
+#sw = #tle.shared<swizzle = 128>
+func.func @gather_rows_partial_round(%src: memref<?x64xbf16, strided<[64, 1], offset: ?>>,
+                                     %ids: memref<8xi32>) {
+  %dst = tle.shared_alloc : memref<8x64xbf16, #sw>
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition warps(4) {
+    tle.gather_rows %src rows(%ids : memref<8xi32>) into %dst
+        : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<8x64xbf16, #sw>
+    tle.warp_return
+  }
   return
 }

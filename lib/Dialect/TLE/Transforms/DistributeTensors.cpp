@@ -241,8 +241,13 @@ public:
     addConversion([](RankedTensorType type) -> Type {
       if (!isDistributedLayout(type.getEncoding()))
         return type;
-      if (failed(
-              verifyDistributedType(type, [] { return InFlightDiagnostic(); })))
+      // The pass checked every type with a diagnostic before converting;
+      // this only keeps the converter from building a wrong vector.
+      ScopedDiagnosticHandler silence(type.getContext(),
+                                      [](Diagnostic &) { return success(); });
+      if (failed(verifyDistributedType(type, [&] {
+            return emitError(UnknownLoc::get(type.getContext()));
+          })))
         return Type();
       return VectorType::get({getThreadMap(type).getElementsPerThread()},
                              type.getElementType());
@@ -727,6 +732,8 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
                                  const ThreadMap &result,
                                  SmallVectorImpl<Value> &partial) {
     Location loc = op.getLoc();
+    // Decided before this op's own barrier exists, which would count.
+    bool trailing = needsTrailingBarrier(op);
     int64_t slots = 1;
     for (const IndexTerm &term : warpTerms)
       slots *= term.mod;
@@ -775,7 +782,7 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
       }
       value = sum;
     }
-    if (needsTrailingBarrier(op))
+    if (trailing)
       gpu::BarrierOp::create(rewriter, loc);
   }
 };
@@ -823,6 +830,8 @@ struct ConvertLayoutOpLowering : OpConversionPattern<ConvertLayoutOp> {
       return success();
     }
     Location loc = op.getLoc();
+    // Decided before this op's own barrier exists, which would count.
+    bool trailing = needsTrailingBarrier(op);
     Type element = from.getElementType();
     int64_t elementBytes = getElementBytes(element);
     SmallVector<int64_t> shape(from.getShape());
@@ -841,7 +850,7 @@ struct ConvertLayoutOpLowering : OpConversionPattern<ConvertLayoutOp> {
           access.count * elementBytes);
       llvm::append_range(elements, extractElements(rewriter, loc, loaded));
     }
-    if (needsTrailingBarrier(op))
+    if (trailing)
       gpu::BarrierOp::create(rewriter, loc);
     rewriter.replaceOp(op, fromElements(rewriter, loc, element, elements));
     return success();
@@ -1269,17 +1278,20 @@ struct TLEDistributeTensorsPass
   LogicalResult checkPartitionSizes() {
     WalkResult result = getOperation()->walk([](Operation *op) {
       FailureOr<int64_t> threads = getPartitionThreads(op);
-      if (failed(threads))
-        return WalkResult::advance();
+      int64_t partitionThreads = succeeded(threads) ? *threads : 0;
       for (Type type : op->getResultTypes()) {
         RankedTensorType tensor = getDistributedType(type);
         if (!tensor)
           continue;
+        if (failed(verifyDistributedType(
+                tensor, [&] { return op->emitOpError("result: "); })))
+          return WalkResult::interrupt();
         int64_t spans = getNumThreads(tensor.getEncoding());
-        if (*threads % spans != 0)
+        if (partitionThreads != 0 && partitionThreads % spans != 0)
           return WalkResult(op->emitOpError("produces ")
                             << tensor << ", whose layout spans " << spans
-                            << " threads, in a partition of " << *threads
+                            << " threads, in a partition of "
+                            << partitionThreads
                             << "; a layout must span the partition's threads "
                                "or a divisor of them");
       }

@@ -67,3 +67,13 @@ func.func @wgmma_wait_16_bit() {
   %w = tle.wgmma_wait %t pending(0) : tensor<64x16xbf16, #acc>
   return
 }
+
+// -----
+
+// A tensor its layout cannot hold (two elements over a block of 32) is
+// reported, not turned into per-thread code.
+func.func @bad_shape() {
+  // expected-error @below {{'arith.constant' op result: dimension 0 (2) is not a multiple of the layout's block (32)}}
+  %c = arith.constant dense<1.0> : tensor<2xf32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  return
+}

@@ -1,13 +1,9 @@
 // RUN: tle-opt %s --tle-distribute-tensors -split-input-file | FileCheck %s --enable-var-scope
 
-// KNOWN BUG (e96404b): an exchange alone in a loop body gets no trailing
-// barrier. needsTrailingBarrier(op) looks for another exchange or
-// gpu.barrier in op's block, but both lowerings call it after creating
-// their own first gpu.barrier there, so it always finds one. Without the
-// trailing barrier a fast thread's next iteration overwrites the scratch
-// buffer while slower threads still read it. Remove the XFAIL once the
-// check runs before the first barrier is created.
-// XFAIL: *
+// An exchange alone in a loop body keeps its trailing barrier: without it a
+// fast thread's next iteration would overwrite the scratch buffer while
+// slower threads still read it. (The check must not count the op's own
+// first barrier.)
 
 // One cross-warp reduction alone in a loop: a barrier between the writes
 // and the reads of its scratch buffer, and one after the reads, before the

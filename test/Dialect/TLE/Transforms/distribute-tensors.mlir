@@ -899,8 +899,8 @@ func.func @global_store(%g: memref<?x?xbf16>, %i: index, %j: index, %n: index) {
 // CHECK-LABEL: func.func @blocked_run_not_power_of_two
 // CHECK: %[[T:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
 // CHECK-NEXT: %[[SIX:.*]] = arith.constant 6 : index
-// CHECK-NEXT: %[[RUN:.*]] = arith.muli %[[T]], %[[SIX]] : index
-// CHECK-NEXT: %[[COLBASE:.*]] = arith.addi %{{.*}}, %[[RUN]] : index
+// CHECK-NEXT: %[[PIECEOFF:.*]] = arith.muli %[[T]], %[[SIX]] : index
+// CHECK-NEXT: %[[COLBASE:.*]] = arith.addi %{{.*}}, %[[PIECEOFF]] : index
 // CHECK: arith.addi %[[COLBASE]], %c0{{.*}} : index
 // CHECK: arith.addi %[[COLBASE]], %c2{{.*}} : index
 // CHECK: arith.addi %[[COLBASE]], %c4{{.*}} : index

@@ -985,3 +985,13 @@ func.func @tma_barrier_index(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %
   "tle.tma_load"(%map, %i, %i, %tile, %bars) <{operandSegmentSizes = array<i32: 1, 2, 1, 1, 0>}> : (!tle.tensor_map<64x64xbf16, swizzle = 128>, index, index, memref<64x64xbf16, #tle.shared<swizzle = 128>>, memref<2xi64, 3>) -> ()
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tle.iota' op dim 1 is not a dimension of 'tensor<64xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>'}}
+%c = tle.iota dim 1 : tensor<64xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
+
+// -----
+
+// expected-error @+1 {{'tle.iota' op holds coordinates: signless integers or index, got 'f32'}}
+%c = tle.iota dim 0 : tensor<64xf32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>

@@ -186,6 +186,19 @@ LogicalResult ConvertLayoutOp::verify() {
   return success();
 }
 
+LogicalResult IotaOp::verify() {
+  RankedTensorType type = getResult().getType();
+  if (failed(verifyDistributed(*this, type, "result")))
+    return failure();
+  if (getDim() < 0 || getDim() >= type.getRank())
+    return emitOpError("dim ") << getDim() << " is not a dimension of " << type;
+  if (!type.getElementType().isSignlessInteger() &&
+      !type.getElementType().isIndex())
+    return emitOpError("holds coordinates: signless integers or index, got ")
+           << type.getElementType();
+  return success();
+}
+
 LogicalResult SplatOp::verify() {
   if (failed(verifyDistributed(*this, getResult().getType(), "result")))
     return failure();

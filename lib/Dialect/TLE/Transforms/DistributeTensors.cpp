@@ -1085,6 +1085,33 @@ struct SplatOpLowering : OpConversionPattern<SplatOp> {
   }
 };
 
+/// Each element is its coordinate along the op's dimension.
+struct IotaOpLowering : OpConversionPattern<IotaOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(IotaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getResult().getType();
+    ThreadMap map = getThreadMap(type);
+    unsigned dim = op.getDim();
+    Value base = emitBase(rewriter, loc, map, dim);
+    SmallVector<Value> elements;
+    for (ArrayRef<int64_t> offset : map.offsets) {
+      Value coordinate = arith::AddIOp::create(
+          rewriter, loc, base, createIndex(rewriter, loc, offset[dim]));
+      if (!type.getElementType().isIndex())
+        coordinate = arith::IndexCastOp::create(
+            rewriter, loc, type.getElementType(), coordinate);
+      elements.push_back(coordinate);
+    }
+    rewriter.replaceOp(
+        op, fromElements(rewriter, loc, type.getElementType(), elements));
+    return success();
+  }
+};
+
 /// The threads of the partition that runs `op`.
 static FailureOr<int64_t> getPartitionThreads(Operation *op) {
   for (Region *region = op->getParentRegion(); region;
@@ -1312,16 +1339,16 @@ struct TLEDistributeTensorsPass
                return converter.isLegal(&region);
              });
     });
-    target.addIllegalOp<GatherRowsOp, SplatOp, WgmmaOp, WgmmaWaitOp, ReduceOp,
-                        BroadcastOp, ConvertLayoutOp, LocalLoadOp, LocalStoreOp,
-                        LoadOp, StoreOp>();
+    target.addIllegalOp<GatherRowsOp, IotaOp, SplatOp, WgmmaOp, WgmmaWaitOp,
+                        ReduceOp, BroadcastOp, ConvertLayoutOp, LocalLoadOp,
+                        LocalStoreOp, LoadOp, StoreOp>();
     RewritePatternSet patterns(context);
     patterns.add<ElementwiseOpLowering, FastExp2Lowering>(converter, context);
     patterns.add<ConstantOpLowering, WgmmaOpLowering, WgmmaWaitOpLowering,
                  ReduceOpLowering, BroadcastOpLowering, ConvertLayoutOpLowering,
                  LocalLoadOpLowering, LocalStoreOpLowering, LoadOpLowering,
-                 StoreOpLowering, SplatOpLowering, GatherRowsOpLowering>(
-        converter, context);
+                 StoreOpLowering, SplatOpLowering, GatherRowsOpLowering,
+                 IotaOpLowering>(converter, context);
     scf::populateSCFStructuralTypeConversions(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

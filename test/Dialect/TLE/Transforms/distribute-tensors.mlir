@@ -1117,3 +1117,28 @@ func.func @gather_rows_partial_round(%src: memref<?x64xbf16, strided<[64, 1], of
   }
   return
 }
+
+// -----
+
+// tle.iota: each element is its own coordinate. A column vector of
+// #tle.mma<[1, 1]> holds columns 2(l % 4) + {0, 1} + 8j: base (tid % 4) * 2,
+// offsets 0, 1, 8, 9, ... cast to i32.
+// CHECK-LABEL: func.func @iota_columns
+// CHECK: %[[T:.*]] = gpu.thread_id x
+// CHECK: %[[LANE4:.*]] = arith.remui %[[T]], %c4{{.*}} : index
+// CHECK: %[[PAIR:.*]] = arith.muli %[[LANE4]], %c2{{.*}} : index
+// CHECK: %[[BASE:.*]] = arith.addi %{{.*}}, %[[PAIR]] : index
+// CHECK: %[[E0:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK: %[[X1:.*]] = arith.addi %[[BASE]], %c1{{.*}} : index
+// CHECK-NEXT: %[[E1:.*]] = arith.index_cast %[[X1]] : index to i32
+// CHECK: %[[X8:.*]] = arith.addi %[[BASE]], %c8{{.*}} : index
+// CHECK-NEXT: %[[E8:.*]] = arith.index_cast %[[X8]] : index to i32
+// CHECK: %[[X9:.*]] = arith.addi %[[BASE]], %c9{{.*}} : index
+// CHECK-NEXT: %[[E9:.*]] = arith.index_cast %[[X9]] : index to i32
+// CHECK-NEXT: vector.from_elements %[[E0]], %[[E1]], %[[E8]], %[[E9]] : vector<4xi32>
+func.func @iota_columns(%out: memref<16xi32>) {
+  %c0 = arith.constant 0 : index
+  %c = tle.iota dim 0 : tensor<16xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
+  tle.store %c, %out[%c0] : tensor<16xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>, memref<16xi32>
+  return
+}

@@ -609,6 +609,22 @@ def TLE_SplatOp : TLE_Op<"splat", [Pure]> {
   let hasVerifier = 1;
 }
 
+def TLE_IotaOp : TLE_Op<"iota", [Pure]> {
+  let summary = "A distributed tensor of its own coordinates along one dimension";
+  let description = [{
+    Every element is its index along `dim`, e.g. the position of each
+    column of a tile, to compare with a bound.
+
+    ```mlir
+    %cols = tle.iota dim 0 : tensor<64xi32, #tle.slice<dim = 0, parent = #mma>>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = "`dim` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def TLE_GatherRowsOp : TLE_Op<"gather_rows", [AttrSizedOperandSegments]> {
   let summary = "Copies rows of a global matrix, picked by index, into shared memory";
   let description = [{

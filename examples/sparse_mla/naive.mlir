@@ -27,6 +27,9 @@
 // lse = +inf, max_logits = -inf. The running max starts at -1e30, a finite
 // value, so that exp2(m_old - m_new) is never (-inf) - (-inf).
 //
+// attn_sink [H] and topk_length [B * SQ] are FlashMLA's; a caller without
+// them passes -inf sinks and lengths of topk, which change nothing.
+//
 // Grid: (SQ, H / 64, B). topk must be a multiple of 64.
 
 // CHECK:sync plan for @sparse_mla_naive
@@ -69,7 +72,9 @@ func.func @sparse_mla_naive(
     %out: memref<?x?x?x512xbf16>,
     %max_logits: memref<?x?x?xf32>,
     %lse: memref<?x?x?xf32>,
-    %sm_scale: f32)
+    %sm_scale: f32,
+    %attn_sink: memref<?xf32>,
+    %topk_length: memref<?xi32>)
     attributes {tle.grid = "(SQ, H / 64, B): one CTA per query token and 64 heads"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -81,7 +86,22 @@ func.func @sparse_mla_naive(
   %h0 = arith.muli %head_group, %c64 : index
   %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
   %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
-  %tiles = arith.divui %topk, %c64 : index
+  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32>
+  %c63 = arith.constant 63 : index
+
+  // Only the first topk_length[row] indices of this row count (FlashMLA's
+  // topk_length, row = batch * SQ + token). The row's index view ends
+  // there: loads past it give -1, an invalid index, so positions past the
+  // length are masked and never dereferenced like any invalid index, and
+  // the loops stop at the last tile that holds a counted position.
+  %row_base = arith.muli %batch, %sq : index
+  %row = arith.addi %row_base, %token : index
+  %length_i32 = memref.load %topk_length[%row] : memref<?xi32>
+  %length_raw = arith.index_cast %length_i32 : i32 to index
+  %length_pos = arith.maxsi %length_raw, %c0 : index
+  %length = arith.minsi %length_pos, %topk : index
+  %length_up = arith.addi %length, %c63 : index
+  %tiles = arith.divui %length_up, %c64 : index
 
   // This CTA's rows of every tensor.
   %q_rows = memref.subview %q[%batch, %token, %h0, 0] [1, 1, 64, 576] [1, 1, 1, 1]
@@ -89,7 +109,7 @@ func.func @sparse_mla_naive(
         to memref<64x576xbf16, strided<[?, 1], offset: ?>>
   %kv_rows = memref.subview %kv[%batch, 0, 0, 0] [1, %skv, 1, 576] [1, 1, 1, 1]
       : memref<?x?x1x576xbf16> to memref<?x576xbf16, strided<[576, 1], offset: ?>>
-  %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %topk] [1, 1, 1, 1]
+  %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %length] [1, 1, 1, 1]
       : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
   %out_rows = memref.subview %out[%batch, %token, %h0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
       : memref<?x?x?x512xbf16> to memref<64x512xbf16, strided<[512, 1], offset: ?>>
@@ -97,6 +117,8 @@ func.func @sparse_mla_naive(
       : memref<?x?x?xf32> to memref<64xf32, strided<[1], offset: ?>>
   %max_rows = memref.subview %max_logits[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
       : memref<?x?x?xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %sink_rows = memref.subview %attn_sink[%h0] [64] [1]
+      : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
 
   // Q once, and two stages of gathered KV tiles: 72 KiB each.
   %qbuf = tle.shared_alloc {name = "q"} : memref<1x64x576xbf16, #sw>
@@ -117,15 +139,14 @@ func.func @sparse_mla_naive(
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row_s>
     %l_init = arith.constant dense<0.0> : tensor<64xf32, #row_s>
     %o_init = arith.constant dense<0.0> : tensor<64x512xf32, #o>
-    %id_zero = arith.constant dense<0> : tensor<64xi32, #col_s>
     %skv_i32 = arith.index_cast %skv : index to i32
     %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col_s>
 
     // Each tile's indices are loaded one tile ahead, so that their latency
     // is not on the path from one tile to the next. Past the last tile the
     // load reads nothing (out of bounds gives zeros).
-    %ids_first = tle.load %ids[%c0] : memref<?xi32, strided<[1], offset: ?>>
-        -> tensor<64xi32, #col_s>
+    %ids_first = tle.load %ids[%c0] padding(-1 : i32)
+        : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col_s>
     %qt = tle.wait %qp reader "attn" -> memref<64x576xbf16, #sw>
     %m, %l, %acc, %unused = scf.for %i = %c0 to %tiles step %c1
         iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init,
@@ -142,13 +163,12 @@ func.func @sparse_mla_naive(
 
       %k_next = arith.muli %i, %c64 : index
       %k_after = arith.addi %k_next, %c64 : index
-      %id_next = tle.load %ids[%k_after] : memref<?xi32, strided<[1], offset: ?>>
-          -> tensor<64xi32, #col_s>
+      %id_next = tle.load %ids[%k_after] padding(-1 : i32)
+          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col_s>
 
       // Columns with an invalid index score -inf.
-      %not_negative = arith.cmpi sge, %id, %id_zero : tensor<64xi32, #col_s>
-      %in_range = arith.cmpi slt, %id, %id_end : tensor<64xi32, #col_s>
-      %valid = arith.andi %not_negative, %in_range : tensor<64xi1, #col_s>
+      // Unsigned, a negative index is above SKV: one compare for both ends.
+      %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col_s>
       %valid_s = tle.broadcast %valid dim 0
           : tensor<64xi1, #col_s> -> tensor<64x64xi1, #s>
       %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #s>
@@ -202,9 +222,6 @@ func.func @sparse_mla_naive(
     %inv_wide = tle.broadcast %inv_l dim 1
         : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
     %o_norm = arith.mulf %acc, %inv_wide : tensor<64x512xf32, #o>
-    %o16 = arith.truncf %o_norm : tensor<64x512xf32, #o> to tensor<64x512xbf16, #o>
-    tle.store %o16, %out_rows[%c0, %c0]
-        : tensor<64x512xbf16, #o>, memref<64x512xbf16, strided<[512, 1], offset: ?>>
 
     // lse = (m + log2 l) ln 2 and max_logits = m ln 2, natural units.
     %log2_l = math.log2 %l : tensor<64xf32, #row_s>
@@ -213,6 +230,23 @@ func.func @sparse_mla_naive(
     %lse_v = arith.select %any, %lse_n, %inf_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
     %max_n = arith.mulf %m, %ln2_row : tensor<64xf32, #row_s>
     %max_v = arith.select %any, %max_n, %ninf_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
+
+    // attn_sink: out *= e^lse / (e^lse + e^sink) = 1 / (1 + e^(sink - lse));
+    // a sink of -inf changes nothing, +inf zeroes the row. Rows without a
+    // valid index are zero already (and sink - lse may be inf - inf there).
+    %sink = tle.load %sink_rows[%c0] : memref<64xf32, strided<[1], offset: ?>>
+        -> tensor<64xf32, #row_s>
+    %sink_gap = arith.subf %sink, %lse_n : tensor<64xf32, #row_s>
+    %sink_weight = math.exp %sink_gap : tensor<64xf32, #row_s>
+    %sink_den = arith.addf %one_row, %sink_weight : tensor<64xf32, #row_s>
+    %sink_keep = arith.divf %one_row, %sink_den : tensor<64xf32, #row_s>
+    %keep = arith.select %any, %sink_keep, %one_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
+    %keep_wide = tle.broadcast %keep dim 1
+        : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
+    %o_final = arith.mulf %o_norm, %keep_wide : tensor<64x512xf32, #o>
+    %o16 = arith.truncf %o_final : tensor<64x512xf32, #o> to tensor<64x512xbf16, #o>
+    tle.store %o16, %out_rows[%c0, %c0]
+        : tensor<64x512xbf16, #o>, memref<64x512xbf16, strided<[512, 1], offset: ?>>
     tle.store %lse_v, %lse_rows[%c0]
         : tensor<64xf32, #row_s>, memref<64xf32, strided<[1], offset: ?>>
     tle.store %max_v, %max_rows[%c0]
@@ -226,14 +260,14 @@ func.func @sparse_mla_naive(
         : memref<64x576xbf16, strided<[?, 1], offset: ?>>, memref<64x576xbf16, #sw>
     tle.commit %qp
     // The indices of tile i + 1 load while tile i waits for its slot.
-    %ids_first = tle.load %ids[%c0] : memref<?xi32, strided<[1], offset: ?>>
-        -> tensor<64xi32, #lanes>
+    %ids_first = tle.load %ids[%c0] padding(-1 : i32)
+        : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
     %unused = scf.for %i = %c0 to %tiles step %c1 iter_args(%tile_ids = %ids_first)
         -> tensor<64xi32, #lanes> {
       %k_next = arith.muli %i, %c64 : index
       %k_after = arith.addi %k_next, %c64 : index
-      %next_ids = tle.load %ids[%k_after] : memref<?xi32, strided<[1], offset: ?>>
-          -> tensor<64xi32, #lanes>
+      %next_ids = tle.load %ids[%k_after] padding(-1 : i32)
+          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
       %slot = tle.acquire %kvp[%i : index] -> memref<64x576xbf16, #sw>
       tle.gather_rows %kv_rows rows(%tile_ids : tensor<64xi32, #lanes>) into %slot
           : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>

@@ -113,3 +113,30 @@ def test_bench_end_to_end(tle_fn, tmp_path, capsys):
     assert code == 0, out
     assert "| SKV | triton_naive | tle | tle/triton_naive |" in out
     assert report.exists()
+
+
+def test_attn_sink_and_topk_length(tle_fn):
+    """FlashMLA's optional inputs: sinks of every kind (finite, -inf that
+    changes nothing, +inf that zeroes the row) and lengths from 0 to past
+    topk, odd ones included, against the reference."""
+    from tle_sparse_mla.reference import sparse_mla_reference
+    s_q, s_kv, h, topk = 64, 512, 64, 192
+    q, kv, idx = make_inputs(s_q, s_kv, h, topk, invalid_frac=0.1)
+    g = torch.Generator(device="cuda").manual_seed(7)
+    sink = torch.randn(h, device="cuda", generator=g)
+    sink[0], sink[1] = float("-inf"), float("inf")
+    length = torch.randint(0, topk + 40, (s_q,), device="cuda", generator=g,
+                           dtype=torch.int32)
+    length[0], length[2], length[3] = 0, 1, 65
+    out, max_logits, lse = tle_fn(q, kv, idx, 0.5, attn_sink=sink, topk_length=length)
+    torch.cuda.synchronize()
+    ref_out, ref_max, ref_lse = sparse_mla_reference(q, kv, idx, 0.5, attn_sink=sink,
+                                                     topk_length=length)
+    assert torch.equal(torch.isposinf(lse), torch.isposinf(ref_lse))
+    assert torch.equal(torch.isneginf(max_logits), torch.isneginf(ref_max))
+    finite = torch.isfinite(ref_lse)
+    assert (lse[finite] - ref_lse[finite]).abs().max() <= 1e-5
+    assert (max_logits[finite] - ref_max[finite]).abs().max() <= 1e-5
+    assert (out.float() - ref_out.float()).abs().max() <= 2e-3
+    assert bool((out[:, 1] == 0).all())   # the +inf sink
+    assert bool((out[0] == 0).all())      # length 0: no valid index

@@ -56,17 +56,38 @@ def test_arguments_of_a_call():
     assert grid == (8, 2, 1)
     assert out.shape == (8, 128, 512) and out.dtype == torch.bfloat16
     assert maxl.shape == lse.shape == (8, 128) and lse.dtype == torch.float32
-    assert values[-1] == pytest.approx(1 / math.sqrt(576))
+    assert values[6] == pytest.approx(1 / math.sqrt(576))
+    # Left out, attn_sink and topk_length are neutral: -inf sinks, full length.
+    sink, length = values[7], values[8]
+    assert sink.shape == (128,) and bool(torch.isneginf(sink).all())
+    assert length.shape == (8,) and bool((length == 64).all())
     lib = FakeLibrary()
     args = rt.signature_args(tle_kernel.SIGNATURE, values, lib=lib)
     memrefs = [c for c in lib.calls if c[0] == "memref"]
     assert [c[2] for c in memrefs] == [[1, 8, 128, 576], [1, 32, 1, 576], [1, 8, 1, 64],
-                                       [1, 8, 128, 512], [1, 8, 128], [1, 8, 128]]
+                                       [1, 8, 128, 512], [1, 8, 128], [1, 8, 128],
+                                       [128], [8]]
     # q's real strides: heads outermost in memory.
     assert memrefs[0][1] == q.data_ptr() and memrefs[0][3][1:] == [576, 8 * 576, 1]
     assert memrefs[3][1] == out.data_ptr()
-    assert lib.calls[-1] == ("f32", pytest.approx(1 / math.sqrt(576)))
+    assert ("f32", pytest.approx(1 / math.sqrt(576))) in lib.calls
     del args
+
+
+def test_optional_inputs_are_checked():
+    """attn_sink and topk_length given by the caller reach the kernel as
+    they are; wrong shapes or types are refused."""
+    q, kv, idx = _inputs(h=64)
+    sink = torch.zeros(64)
+    length = torch.full((8,), 32, dtype=torch.int32)
+    values, _, _ = tle_kernel.launch_values(q, kv, idx, attn_sink=sink,
+                                            topk_length=length)
+    assert values[7].data_ptr() == sink.data_ptr()
+    assert values[8].data_ptr() == length.data_ptr()
+    with pytest.raises(ValueError, match="attn_sink must be"):
+        tle_kernel.launch_values(q, kv, idx, attn_sink=torch.zeros(32))
+    with pytest.raises(ValueError, match="topk_length must hold 8 int32"):
+        tle_kernel.launch_values(q, kv, idx, topk_length=length.long())
 
 
 def test_batched_inputs_and_given_outputs():
@@ -75,7 +96,7 @@ def test_batched_inputs_and_given_outputs():
              torch.empty(2, 8, 64), torch.empty(2, 8, 64))
     values, grid, outputs = tle_kernel.launch_values(q, kv, idx, 0.5, out=given)
     assert grid == (8, 1, 2) and outputs == given
-    assert values[3] is given[0] and values[-1] == 0.5
+    assert values[3] is given[0] and values[6] == 0.5
 
 
 @pytest.mark.parametrize("change, message", [

@@ -7,7 +7,10 @@ implementation of the benchmark, through the TLE runtime (tle_runtime).
 The call has the Triton peer's conventions (FlashMLA's shapes): q [s_q, h,
 576] bf16, kv [s_kv, 1, 576] bf16, indices [s_q, 1, topk] int32 give out
 [s_q, h, 512] bf16 and max_logits, lse [s_q, h] f32, allocated with
-torch.empty at every call as the peer does. Inputs with a leading batch
+torch.empty at every call as the peer does. attn_sink [h] f32 and
+topk_length [s_q] int32 are FlashMLA's optional inputs; left out, the
+kernel gets -inf sinks and lengths of topk (made once per shape), which
+change nothing. Inputs with a leading batch
 dimension ([B, s_q, h, 576], ...) give batched outputs. The kernel's
 arguments are 4-D views of these, never copies: q keeps its strides (the
 kernel takes any, its rows may be padded), the others must be contiguous.
@@ -32,6 +35,8 @@ SIGNATURE = (
     "memref<?x?x?xf32>",                              # max_logits [B, SQ, H]
     "memref<?x?x?xf32>",                              # lse [B, SQ, H]
     "f32",                                            # sm_scale
+    "memref<?xf32>",                                  # attn_sink [H]
+    "memref<?xi32>",                                  # topk_length [B * SQ]
 )
 INT32_MAX = 2 ** 31 - 1
 # cp.async copies 16 bytes at a time.
@@ -127,7 +132,35 @@ def empty_outputs(q4, batched):
     return out, max_logits, lse
 
 
-def launch_values(q, kv, indices, sm_scale=None, d_v=D_V, out=None):
+def optional_inputs(q4, idx4, attn_sink=None, topk_length=None, neutral=None):
+    """attn_sink [H] f32 and topk_length [B * SQ] int32 as the kernel takes
+    them; the ones left out are neutral (-inf sinks, lengths of topk), taken
+    from the dict `neutral` when it has them for this shape."""
+    import torch
+    b, s_q, h, _ = q4.shape
+    topk = idx4.shape[-1]
+    key = (h, b * s_q, topk, q4.device)
+    cacheable = neutral is not None and attn_sink is None and topk_length is None
+    if cacheable and key in neutral:
+        return neutral[key]
+    if attn_sink is None:
+        attn_sink = torch.full((h,), float("-inf"), dtype=torch.float32, device=q4.device)
+    if topk_length is None:
+        topk_length = torch.full((b * s_q,), topk, dtype=torch.int32, device=q4.device)
+    topk_length = topk_length.reshape(-1)
+    if attn_sink.shape != (h,) or attn_sink.dtype != torch.float32:
+        _fail(f"attn_sink must be [{h}] float32, not {list(attn_sink.shape)} {attn_sink.dtype}")
+    if topk_length.shape != (b * s_q,) or topk_length.dtype != torch.int32:
+        _fail(f"topk_length must hold {b * s_q} int32 (one per query row), not "
+              f"{list(topk_length.shape)} {topk_length.dtype}")
+    values = (attn_sink.contiguous(), topk_length.contiguous())
+    if cacheable:
+        neutral[key] = values
+    return values
+
+
+def launch_values(q, kv, indices, sm_scale=None, d_v=D_V, out=None,
+                  attn_sink=None, topk_length=None, neutral=None):
     """The kernel's argument values and grid for one call, with the
     outputs (out, max_logits, lse): `out` if given, else new ones."""
     q4, kv4, idx4, batched = kernel_views(q, kv, indices, d_v)
@@ -135,7 +168,9 @@ def launch_values(q, kv, indices, sm_scale=None, d_v=D_V, out=None):
     views = [t if batched else t.unsqueeze(0) for t in outputs]
     if sm_scale is None:
         sm_scale = 1.0 / math.sqrt(D_QK)
-    return [q4, kv4, idx4, *views, float(sm_scale)], grid(q4), tuple(outputs)
+    sink, length = optional_inputs(q4, idx4, attn_sink, topk_length, neutral)
+    return ([q4, kv4, idx4, *views, float(sm_scale), sink, length], grid(q4),
+            tuple(outputs))
 
 
 class SparseMLA:
@@ -150,13 +185,17 @@ class SparseMLA:
             raise ValueError(f"kernel '{kernel.name}' takes ({', '.join(kernel.signature)}); "
                              f"the SparseMLA kernel takes ({', '.join(SIGNATURE)})")
         self.kernel = kernel
+        # Neutral attn_sink / topk_length per shape, made once.
+        self.neutral = {}
 
-    def __call__(self, q, kv, indices, sm_scale=None, d_v=D_V, out=None):
+    def __call__(self, q, kv, indices, sm_scale=None, d_v=D_V, out=None,
+                 attn_sink=None, topk_length=None):
         ordinal = self.kernel.module.device.ordinal
         for name, tensor in (("q", q), ("kv", kv), ("indices", indices)):
             if tensor.device.type != "cuda" or tensor.device.index != ordinal:
                 _fail(f"{name} is on {tensor.device}; the kernel runs on cuda:{ordinal}")
-        values, cta_grid, outputs = launch_values(q, kv, indices, sm_scale, d_v, out)
+        values, cta_grid, outputs = launch_values(q, kv, indices, sm_scale, d_v, out,
+                                                  attn_sink, topk_length, self.neutral)
         self.kernel.launch_async(cta_grid, self.kernel.args(values))
         return outputs
 

@@ -995,3 +995,11 @@ func.func @tma_barrier_index(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %
 
 // expected-error @+1 {{'tle.iota' op holds coordinates: signless integers or index, got 'f32'}}
 %c = tle.iota dim 0 : tensor<64xf32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
+
+// -----
+
+func.func @load_padding_type(%m: memref<?xi32>, %i: index) {
+  // expected-error @below {{'tle.load' op padding -1.000000e+00 : f32 is not of the element type 'i32'}}
+  %t = tle.load %m[%i] padding(-1.0 : f32) : memref<?xi32> -> tensor<64xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
+  return
+}

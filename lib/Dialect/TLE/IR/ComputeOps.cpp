@@ -262,6 +262,10 @@ static LogicalResult verifyGlobalAccess(Operation *op, RankedTensorType tensor,
 }
 
 LogicalResult LoadOp::verify() {
+  if (std::optional<TypedAttr> padding = getPadding();
+      padding && padding->getType() != getResult().getType().getElementType())
+    return emitOpError("padding ") << *padding << " is not of the element type "
+                                   << getResult().getType().getElementType();
   return verifyGlobalAccess(*this, getResult().getType(), getSource().getType(),
                             getIndices().size());
 }

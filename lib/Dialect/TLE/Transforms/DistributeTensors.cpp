@@ -29,8 +29,10 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/ADT/StringExtras.h"
+
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/FormatVariadic.h"
+#include <functional>
 
 #define DEBUG_TYPE "tle-distribute-tensors"
 
@@ -973,7 +975,11 @@ struct LocalStoreOpLowering : OpConversionPattern<LocalStoreOp> {
 struct GlobalAccess {
   Access access;
   Value ptr;
+  /// Whether the whole access lies inside the memref.
   Value inBounds;
+  /// Whether its element `i` does (for an access that straddles the end of
+  /// the last dimension).
+  std::function<Value(OpBuilder &, Location, int64_t)> elementInBounds;
 };
 
 static SmallVector<GlobalAccess> emitGlobalAccesses(OpBuilder &b, Location loc,
@@ -991,21 +997,35 @@ static SmallVector<GlobalAccess> emitGlobalAccesses(OpBuilder &b, Location loc,
     SmallVector<Value> coordinates =
         getCoordinates(b, loc, map, bases, access.first);
     Value linear = createIndex(b, loc, 0);
-    Value inBounds = arith::ConstantIntOp::create(b, loc, 1, 1);
-    for (int64_t d = 0; d < memrefType.getRank(); ++d) {
+    Value outerInBounds = arith::ConstantIntOp::create(b, loc, 1, 1);
+    int64_t last = memrefType.getRank() - 1;
+    Value lastIndex;
+    for (int64_t d = 0; d <= last; ++d) {
       Value index = arith::AddIOp::create(b, loc, indices[d], coordinates[d]);
-      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          index, metadata.getSizes()[d]);
-      inBounds = arith::AndIOp::create(b, loc, inBounds, below);
+      if (d == last) {
+        lastIndex = index;
+      } else {
+        Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                            index, metadata.getSizes()[d]);
+        outerInBounds = arith::AndIOp::create(b, loc, outerInBounds, below);
+      }
       linear = arith::AddIOp::create(
           b, loc, linear,
           arith::MulIOp::create(b, loc, index, metadata.getStrides()[d]));
     }
+    Value lastSize = metadata.getSizes()[last];
+    auto elementInBounds = [=](OpBuilder &b, Location l, int64_t i) -> Value {
+      Value index =
+          arith::AddIOp::create(b, l, lastIndex, createIndex(b, l, i));
+      Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult,
+                                          index, lastSize);
+      return arith::AndIOp::create(b, l, outerInBounds, below);
+    };
     Value byteOffset = arith::MulIOp::create(b, loc, linear,
                                              createIndex(b, loc, elementBytes));
     accesses.push_back(
         {access, getPointer(b, loc, address, byteOffset, kGlobalAddressSpace),
-         inBounds});
+         elementInBounds(b, loc, access.count - 1), elementInBounds});
   }
   return accesses;
 }
@@ -1024,10 +1044,13 @@ struct LoadOpLowering : OpConversionPattern<LoadOp> {
     for (GlobalAccess g : emitGlobalAccesses(
              rewriter, loc, type, op.getSource(), adaptor.getIndices())) {
       auto vectorType = VectorType::get({g.access.count}, element);
-      Value zero = arith::ConstantOp::create(rewriter, loc, vectorType,
-                                             rewriter.getZeroAttr(vectorType));
-      // Out-of-bounds elements are never dereferenced: the load sits under
-      // the bounds check.
+      Attribute fill =
+          op.getPadding() ? *op.getPadding() : rewriter.getZeroAttr(element);
+      Value zero = arith::ConstantOp::create(
+          rewriter, loc, vectorType, SplatElementsAttr::get(vectorType, fill));
+      // Out-of-bounds elements are never dereferenced: a whole vector in
+      // bounds is one load, one that straddles the end loads element by
+      // element under each element's check.
       auto ifOp = scf::IfOp::create(
           rewriter, loc, g.inBounds,
           [&](OpBuilder &b, Location l) {
@@ -1035,7 +1058,29 @@ struct LoadOpLowering : OpConversionPattern<LoadOp> {
                                                 g.access.count * elementBytes);
             scf::YieldOp::create(b, l, loaded);
           },
-          [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, zero); });
+          [&](OpBuilder &b, Location l) {
+            Value partial = zero;
+            for (int64_t i = 0; g.access.count > 1 && i < g.access.count; ++i) {
+              Value ptr = LLVM::GEPOp::create(
+                  b, l, g.ptr.getType(), element, g.ptr,
+                  ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+              Value fillValue = extractElement(b, l, zero, i);
+              auto one = scf::IfOp::create(
+                  b, l, g.elementInBounds(b, l, i),
+                  [&](OpBuilder &bb, Location ll) {
+                    scf::YieldOp::create(
+                        bb, ll,
+                        LLVM::LoadOp::create(bb, ll, element, ptr, elementBytes)
+                            .getResult());
+                  },
+                  [&](OpBuilder &bb, Location ll) {
+                    scf::YieldOp::create(bb, ll, fillValue);
+                  });
+              partial =
+                  vector::InsertOp::create(b, l, one.getResult(0), partial, i);
+            }
+            scf::YieldOp::create(b, l, partial);
+          });
       llvm::append_range(elements,
                          extractElements(rewriter, loc, ifOp.getResult(0)));
     }
@@ -1056,12 +1101,31 @@ struct StoreOpLowering : OpConversionPattern<StoreOp> {
     for (GlobalAccess g : emitGlobalAccesses(
              rewriter, loc, type, op.getDestination(), adaptor.getIndices())) {
       Value piece = extractSlice(rewriter, loc, adaptor.getValue(), g.access);
-      scf::IfOp::create(rewriter, loc, g.inBounds,
-                        [&](OpBuilder &b, Location l) {
-                          LLVM::StoreOp::create(b, l, piece, g.ptr,
-                                                g.access.count * elementBytes);
-                          scf::YieldOp::create(b, l);
-                        });
+      Type element = type.getElementType();
+      // A vector that straddles the end of the last dimension is stored
+      // element by element, each under its own check.
+      scf::IfOp::create(
+          rewriter, loc, g.inBounds,
+          [&](OpBuilder &b, Location l) {
+            LLVM::StoreOp::create(b, l, piece, g.ptr,
+                                  g.access.count * elementBytes);
+            scf::YieldOp::create(b, l);
+          },
+          [&](OpBuilder &b, Location l) {
+            for (int64_t i = 0; g.access.count > 1 && i < g.access.count; ++i) {
+              Value ptr = LLVM::GEPOp::create(
+                  b, l, g.ptr.getType(), element, g.ptr,
+                  ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+              Value value = extractElement(b, l, piece, i);
+              scf::IfOp::create(b, l, g.elementInBounds(b, l, i),
+                                [&](OpBuilder &bb, Location ll) {
+                                  LLVM::StoreOp::create(bb, ll, value, ptr,
+                                                        elementBytes);
+                                  scf::YieldOp::create(bb, ll);
+                                });
+            }
+            scf::YieldOp::create(b, l);
+          });
     }
     rewriter.eraseOp(op);
     return success();

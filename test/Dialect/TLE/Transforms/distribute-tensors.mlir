@@ -817,20 +817,20 @@ func.func @local_row_major() {
 
 // -----
 
-// A global load: one 8 x bf16 vector per thread at (i + row, j + col),
-// guarded by both bounds; out of bounds yields zeros and never loads.
+// A global load: one 8 x bf16 vector per thread at (i + row, j + col)
+// when the row and the vector's last column (col + 7) are in bounds; a
+// vector that straddles the end of the row loads element by element, each
+// under its own check. Out of bounds yields zeros and never loads.
 // CHECK-LABEL: func.func @global_load
 // CHECK-SAME: (%[[G:.*]]: memref<?x?xbf16>, %[[I:.*]]: index, %[[J:.*]]: index)
 // CHECK: %{{.*}}, %{{.*}}, %[[SIZES:.*]]:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %[[G]]
 // CHECK: %[[TRUE:.*]] = arith.constant true
 // CHECK-NEXT: %[[R:.*]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK-NEXT: %[[RIN:.*]] = arith.cmpi ult, %[[R]], %[[SIZES]]#0 : index
-// CHECK-NEXT: %[[IN0:.*]] = arith.andi %[[TRUE]], %[[RIN]] : i1
+// CHECK-NEXT: %[[ROWIN:.*]] = arith.andi %[[TRUE]], %[[RIN]] : i1
 // CHECK-NEXT: %[[RL:.*]] = arith.muli %[[R]], %[[STRIDES]]#0 : index
 // CHECK-NEXT: %[[L0:.*]] = arith.addi %{{.*}}, %[[RL]] : index
 // CHECK-NEXT: %[[C:.*]] = arith.addi %[[J]], %{{.*}} : index
-// CHECK-NEXT: %[[CIN:.*]] = arith.cmpi ult, %[[C]], %[[SIZES]]#1 : index
-// CHECK-NEXT: %[[IN:.*]] = arith.andi %[[IN0]], %[[CIN]] : i1
 // CHECK-NEXT: %[[CL:.*]] = arith.muli %[[C]], %[[STRIDES]]#1 : index
 // CHECK-NEXT: %[[L1:.*]] = arith.addi %[[L0]], %[[CL]] : index
 // CHECK-NEXT: %[[EB:.*]] = arith.constant 2 : index
@@ -838,14 +838,29 @@ func.func @local_row_major() {
 // CHECK-NEXT: %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
 // CHECK-NEXT: %[[ADDR:.*]] = arith.addi %{{.*}}, %[[OFF64]] : i64
 // CHECK-NEXT: %[[P:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr<1>
+// CHECK-NEXT: %[[SEVEN:.*]] = arith.constant 7 : index
+// CHECK-NEXT: %[[LAST:.*]] = arith.addi %[[C]], %[[SEVEN]] : index
+// CHECK-NEXT: %[[LASTIN:.*]] = arith.cmpi ult, %[[LAST]], %[[SIZES]]#1 : index
+// CHECK-NEXT: %[[IN:.*]] = arith.andi %[[ROWIN]], %[[LASTIN]] : i1
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xbf16>
 // CHECK-NEXT: %[[V:.*]] = scf.if %[[IN]] -> (vector<8xbf16>) {
 // CHECK-NEXT: %[[LD:.*]] = llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xbf16>
 // CHECK-NEXT: scf.yield %[[LD]] : vector<8xbf16>
 // CHECK-NEXT: } else {
-// CHECK-NEXT: scf.yield %[[ZERO]] : vector<8xbf16>
+// CHECK-NEXT: %[[E0P:.*]] = llvm.getelementptr %[[P]][0] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
+// CHECK-NEXT: %[[F0:.*]] = vector.extract %[[ZERO]][0] : bf16 from vector<8xbf16>
+// CHECK-NEXT: %{{.*}} = arith.constant 0 : index
+// CHECK-NEXT: %[[C0:.*]] = arith.addi %[[C]], %{{.*}} : index
+// CHECK-NEXT: %[[C0IN:.*]] = arith.cmpi ult, %[[C0]], %[[SIZES]]#1 : index
+// CHECK-NEXT: %[[E0IN:.*]] = arith.andi %[[ROWIN]], %[[C0IN]] : i1
+// CHECK-NEXT: %[[E0:.*]] = scf.if %[[E0IN]] -> (bf16) {
+// CHECK-NEXT: %[[S0:.*]] = llvm.load %[[E0P]] {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
+// CHECK-NEXT: scf.yield %[[S0]] : bf16
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[F0]] : bf16
 // CHECK-NEXT: }
-// CHECK-NOT: llvm.load
+// CHECK-NEXT: vector.insert %[[E0]], %[[ZERO]] [0] : bf16 into vector<8xbf16>
+// CHECK: llvm.getelementptr %[[P]][7] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
 // CHECK: %[[T:.*]] = vector.from_elements {{.*}} : vector<8xbf16>
 // CHECK-NEXT: arith.negf %[[T]] : vector<8xbf16>
 #blk = #tle.blocked<per_thread = [1, 8], threads = [2, 16], warps = [4, 1]>
@@ -858,26 +873,34 @@ func.func @global_load(%g: memref<?x?xbf16>, %i: index, %j: index) {
 // -----
 
 // A global store of a #tle.mma bf16 tile: (col, col+1) pairs as 4-byte
-// vectors, each under its own bounds guard with no else branch.
+// vectors when both columns are in bounds, else each element under its
+// own check (an element past the row end is never written).
 // CHECK-LABEL: func.func @global_store
 // CHECK: scf.for {{.*}} iter_args(%[[X:.*]] = %{{.*}}) -> (vector<4xbf16>)
-// CHECK: %[[T0:.*]] = arith.constant true
-// CHECK: arith.andi %[[T0]], %{{.*}} : i1
-// CHECK: %[[IN0:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: %[[ROW0:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK: arith.muli %[[COL0:[0-9a-z_]+]], %strides#1 : index
 // CHECK: %[[P0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
-// CHECK: %[[T1:.*]] = arith.constant true
-// CHECK: arith.andi %[[T1]], %{{.*}} : i1
-// CHECK: %[[IN1:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[LAST0:.*]] = arith.addi %[[COL0]], %[[ONE]] : index
+// CHECK-NEXT: %[[LAST0IN:.*]] = arith.cmpi ult, %[[LAST0]], %{{.*}}#1 : index
+// CHECK-NEXT: %[[IN0:.*]] = arith.andi %[[ROW0]], %[[LAST0IN]] : i1
 // CHECK: %[[P1:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK: %[[IN1:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
 // CHECK-NEXT: %[[V0:.*]] = vector.shuffle %[[X]], %[[X]] [0, 1] : vector<4xbf16>, vector<4xbf16>
 // CHECK-NEXT: scf.if %[[IN0]] {
 // CHECK-NEXT: llvm.store %[[V0]], %[[P0]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[E0P:.*]] = llvm.getelementptr %[[P0]][0] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
+// CHECK-NEXT: %[[E0:.*]] = vector.extract %[[V0]][0] : bf16 from vector<2xbf16>
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: llvm.store %[[E0]], %[[E0P]] {alignment = 2 : i64} : bf16, !llvm.ptr<1>
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[V1:.*]] = vector.shuffle %[[X]], %[[X]] [2, 3] : vector<4xbf16>, vector<4xbf16>
+// CHECK: llvm.getelementptr %[[P0]][1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
+// CHECK: %[[V1:.*]] = vector.shuffle %[[X]], %[[X]] [2, 3] : vector<4xbf16>, vector<4xbf16>
 // CHECK-NEXT: scf.if %[[IN1]] {
 // CHECK-NEXT: llvm.store %[[V1]], %[[P1]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
-// CHECK-NEXT: }
-// CHECK-NEXT: scf.yield %[[X]]
+// CHECK-NEXT: } else {
+// CHECK: scf.yield %[[X]]
 #acc = #tle.mma<warp_groups = [1, 1]>
 func.func @global_store(%g: memref<?x?xbf16>, %i: index, %j: index, %n: index) {
   %c0 = arith.constant 0 : index
@@ -1140,5 +1163,22 @@ func.func @iota_columns(%out: memref<16xi32>) {
   %c0 = arith.constant 0 : index
   %c = tle.iota dim 0 : tensor<16xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
   tle.store %c, %out[%c0] : tensor<16xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>, memref<16xi32>
+  return
+}
+
+// -----
+
+// tle.load with padding: elements outside the memref read as the padding
+// value (here -1, how a kernel marks index positions past a row's length).
+// CHECK-LABEL: func.func @load_padding
+// CHECK: %[[PAD:.*]] = arith.constant dense<-1> : vector<2xi32>
+// CHECK: scf.if %{{.*}} -> (vector<2xi32>) {
+// CHECK: llvm.load %{{.*}} {alignment = 8 : i64} : !llvm.ptr<1> -> vector<2xi32>
+// CHECK: } else {
+// CHECK: vector.extract %[[PAD]][0] : i32 from vector<2xi32>
+func.func @load_padding(%ids: memref<?xi32>, %out: memref<64xi32>) {
+  %c0 = arith.constant 0 : index
+  %t = tle.load %ids[%c0] padding(-1 : i32) : memref<?xi32> -> tensor<64xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
+  tle.store %t, %out[%c0] : tensor<64xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>, memref<64xi32>
   return
 }

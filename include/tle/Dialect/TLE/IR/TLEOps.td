@@ -5,6 +5,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
@@ -546,15 +547,15 @@ def TLE_LocalStoreOp : TLE_Op<"local_store"> {
 }
 
 def TLE_LoadOp : TLE_Op<"load"> {
-  let summary = "Loads a tile of global memory, zero outside the bounds";
+  let summary = "Loads a tile of global memory, padded outside the bounds";
   let description = [{
     Reads the tile of `source` (a global memref) whose first element is at
     `indices`, with the shape and layout of the result. Elements outside
-    `source`'s sizes read as zero and are never dereferenced. Consecutive
+    `source`'s sizes are never dereferenced and read as `padding` (zero if
+    absent), e.g. -1 for indices past a row's length. Consecutive
     elements a thread holds along the last dimension are loaded as one
-    vector; the bound is checked per vector, so the last dimension's size
-    must be a multiple of that vector's length for a partial tile to be
-    exact.
+    vector when all of it is in bounds, and one by one where it straddles
+    the end.
 
     ```mlir
     %q = tle.load %queries[%row, %c0] : memref<?x576xbf16>
@@ -562,10 +563,12 @@ def TLE_LoadOp : TLE_Op<"load"> {
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
-                       Variadic<Index>:$indices);
+                       Variadic<Index>:$indices,
+                       OptionalAttr<TypedAttrInterface>:$padding);
   let results = (outs TLE_DistributedTensor:$result);
   let assemblyFormat = [{
-    $source `[` $indices `]` attr-dict `:` type($source) `->` type($result)
+    $source `[` $indices `]` (`padding` `(` $padding^ `)`)? attr-dict `:`
+    type($source) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -576,8 +579,8 @@ def TLE_StoreOp : TLE_Op<"store"> {
     Writes `value` into the tile of `destination` (a global memref) whose
     first element is at `indices`. Elements outside `destination`'s sizes
     are not written. Consecutive elements a thread holds along the last
-    dimension are stored as one vector, bounded per vector as in
-    `tle.load`.
+    dimension are stored as one vector when all of it is in bounds, and
+    one by one where it straddles the end.
 
     ```mlir
     tle.store %c, %out[%m, %n] : tensor<128x256xbf16, #mma>, memref<?x?xbf16>

@@ -32,9 +32,6 @@ using namespace mlir::tle;
 /// so this only bounds how long a thread sleeps between polls.
 static constexpr int32_t kTryWaitSuspendTimeHintNs = 10000000;
 
-/// NVPTX's address space of shared memory across a cluster.
-static constexpr unsigned kSharedClusterAddressSpace = 7;
-
 /// An i32 constant, the operand type the NVVM mbarrier ops take.
 static Value createI32Constant(OpBuilder &builder, Location loc,
                                int64_t value) {
@@ -282,8 +279,9 @@ struct TMALoadOpLowering : ConvertOpToLLVMPattern<TMALoadOp> {
         // the shared::cluster form of the copy takes.
         Value clusterDst = LLVM::AddrSpaceCastOp::create(
             rewriter, loc,
-            LLVM::LLVMPointerType::get(rewriter.getContext(),
-                                       kSharedClusterAddressSpace),
+            LLVM::LLVMPointerType::get(
+                rewriter.getContext(),
+                static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
             dst);
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
             rewriter, loc, clusterDst, adaptor.getTensorMap(), boxCoordinates,

@@ -246,10 +246,3 @@ TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << "-byte swizzle";
   return success();
 }
-
-int64_t TensorMapType::getBoxBytes() const {
-  int64_t elements = 1;
-  for (int64_t extent : getBox())
-    elements *= extent;
-  return elements * getElementType().getIntOrFloatBitWidth() / 8;
-}

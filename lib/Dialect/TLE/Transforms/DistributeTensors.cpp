@@ -51,8 +51,10 @@ constexpr int64_t kMaxThreadsPerCTA = kWarpSize * TLEDialect::kMaxWarpsPerCTA;
 constexpr int64_t kMaxAccessBytes = 16;
 /// The largest N of one wgmma instruction.
 constexpr int64_t kMaxWgmmaN = 256;
-constexpr unsigned kSharedAddressSpace = 3;
-constexpr unsigned kGlobalAddressSpace = 1;
+constexpr unsigned kSharedAddressSpace =
+    static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
+constexpr unsigned kGlobalAddressSpace =
+    static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -1030,6 +1032,21 @@ static SmallVector<GlobalAccess> emitGlobalAccesses(OpBuilder &b, Location loc,
   return accesses;
 }
 
+/// For an access that straddles the end of the last dimension: calls `fn`
+/// with each element's index, pointer and whether it is in bounds. (An
+/// access of one element never straddles.)
+static void
+forEachStraddlingElement(OpBuilder &b, Location loc, const GlobalAccess &g,
+                         Type element,
+                         function_ref<void(int64_t, Value, Value)> fn) {
+  for (int64_t i = 0; g.access.count > 1 && i < g.access.count; ++i) {
+    Value ptr =
+        LLVM::GEPOp::create(b, loc, g.ptr.getType(), element, g.ptr,
+                            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
+    fn(i, ptr, g.elementInBounds(b, loc, i));
+  }
+}
+
 struct LoadOpLowering : OpConversionPattern<LoadOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -1060,25 +1077,24 @@ struct LoadOpLowering : OpConversionPattern<LoadOp> {
           },
           [&](OpBuilder &b, Location l) {
             Value partial = zero;
-            for (int64_t i = 0; g.access.count > 1 && i < g.access.count; ++i) {
-              Value ptr = LLVM::GEPOp::create(
-                  b, l, g.ptr.getType(), element, g.ptr,
-                  ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-              Value fillValue = extractElement(b, l, zero, i);
-              auto one = scf::IfOp::create(
-                  b, l, g.elementInBounds(b, l, i),
-                  [&](OpBuilder &bb, Location ll) {
-                    scf::YieldOp::create(
-                        bb, ll,
-                        LLVM::LoadOp::create(bb, ll, element, ptr, elementBytes)
-                            .getResult());
-                  },
-                  [&](OpBuilder &bb, Location ll) {
-                    scf::YieldOp::create(bb, ll, fillValue);
-                  });
-              partial =
-                  vector::InsertOp::create(b, l, one.getResult(0), partial, i);
-            }
+            forEachStraddlingElement(
+                b, l, g, element, [&](int64_t i, Value ptr, Value inBounds) {
+                  Value fillValue = extractElement(b, l, zero, i);
+                  auto one = scf::IfOp::create(
+                      b, l, inBounds,
+                      [&](OpBuilder &bb, Location ll) {
+                        scf::YieldOp::create(bb, ll,
+                                             LLVM::LoadOp::create(bb, ll,
+                                                                  element, ptr,
+                                                                  elementBytes)
+                                                 .getResult());
+                      },
+                      [&](OpBuilder &bb, Location ll) {
+                        scf::YieldOp::create(bb, ll, fillValue);
+                      });
+                  partial = vector::InsertOp::create(b, l, one.getResult(0),
+                                                     partial, i);
+                });
             scf::YieldOp::create(b, l, partial);
           });
       llvm::append_range(elements,
@@ -1112,18 +1128,15 @@ struct StoreOpLowering : OpConversionPattern<StoreOp> {
             scf::YieldOp::create(b, l);
           },
           [&](OpBuilder &b, Location l) {
-            for (int64_t i = 0; g.access.count > 1 && i < g.access.count; ++i) {
-              Value ptr = LLVM::GEPOp::create(
-                  b, l, g.ptr.getType(), element, g.ptr,
-                  ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(i)});
-              Value value = extractElement(b, l, piece, i);
-              scf::IfOp::create(b, l, g.elementInBounds(b, l, i),
-                                [&](OpBuilder &bb, Location ll) {
-                                  LLVM::StoreOp::create(bb, ll, value, ptr,
-                                                        elementBytes);
-                                  scf::YieldOp::create(bb, ll);
-                                });
-            }
+            forEachStraddlingElement(
+                b, l, g, element, [&](int64_t i, Value ptr, Value inBounds) {
+                  Value value = extractElement(b, l, piece, i);
+                  scf::IfOp::create(
+                      b, l, inBounds, [&](OpBuilder &bb, Location ll) {
+                        LLVM::StoreOp::create(bb, ll, value, ptr, elementBytes);
+                        scf::YieldOp::create(bb, ll);
+                      });
+                });
             scf::YieldOp::create(b, l);
           });
     }

@@ -848,11 +848,11 @@ func.func @local_row_major() {
 // CHECK-NEXT: scf.yield %[[LD]] : vector<8xbf16>
 // CHECK-NEXT: } else {
 // CHECK-NEXT: %[[E0P:.*]] = llvm.getelementptr %[[P]][0] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
-// CHECK-NEXT: %[[F0:.*]] = vector.extract %[[ZERO]][0] : bf16 from vector<8xbf16>
 // CHECK-NEXT: %{{.*}} = arith.constant 0 : index
 // CHECK-NEXT: %[[C0:.*]] = arith.addi %[[C]], %{{.*}} : index
 // CHECK-NEXT: %[[C0IN:.*]] = arith.cmpi ult, %[[C0]], %[[SIZES]]#1 : index
 // CHECK-NEXT: %[[E0IN:.*]] = arith.andi %[[ROWIN]], %[[C0IN]] : i1
+// CHECK-NEXT: %[[F0:.*]] = vector.extract %[[ZERO]][0] : bf16 from vector<8xbf16>
 // CHECK-NEXT: %[[E0:.*]] = scf.if %[[E0IN]] -> (bf16) {
 // CHECK-NEXT: %[[S0:.*]] = llvm.load %[[E0P]] {alignment = 2 : i64} : !llvm.ptr<1> -> bf16
 // CHECK-NEXT: scf.yield %[[S0]] : bf16
@@ -891,8 +891,9 @@ func.func @global_load(%g: memref<?x?xbf16>, %i: index, %j: index) {
 // CHECK-NEXT: llvm.store %[[V0]], %[[P0]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
 // CHECK-NEXT: } else {
 // CHECK-NEXT: %[[E0P:.*]] = llvm.getelementptr %[[P0]][0] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
+// CHECK: %[[E0IN:.*]] = arith.andi %[[ROW0]], %{{.*}} : i1
 // CHECK-NEXT: %[[E0:.*]] = vector.extract %[[V0]][0] : bf16 from vector<2xbf16>
-// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: scf.if %[[E0IN]] {
 // CHECK-NEXT: llvm.store %[[E0]], %[[E0P]] {alignment = 2 : i64} : bf16, !llvm.ptr<1>
 // CHECK-NEXT: }
 // CHECK: llvm.getelementptr %[[P0]][1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16

@@ -47,10 +47,6 @@ def TLE_TensorMapType : TypeDef<TLE_Dialect, "TensorMap"> {
     `<` custom<BoxShape>($box, $elementType) `,` `swizzle` `=` $swizzle `>`
   }];
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    /// Bytes of one box.
-    int64_t getBoxBytes() const;
-  }];
 }
 
 #endif // TLE_TYPES

@@ -4,6 +4,7 @@
 #define TLE_TYPES
 
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
 include "tle/Dialect/TLE/IR/TLEDialect.td"
 
 def TLE_PipeType : TypeDef<TLE_Dialect, "Pipe"> {
@@ -48,5 +49,9 @@ def TLE_TensorMapType : TypeDef<TLE_Dialect, "TensorMap"> {
   }];
   let genVerifyDecl = 1;
 }
+
+/// A buffer operand or result of the pipe and tile ops; their verifiers
+/// check that it is in shared memory.
+def TLE_SharedMemRef : MemRefOf<[AnyType]>;
 
 #endif // TLE_TYPES

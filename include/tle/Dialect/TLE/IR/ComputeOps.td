@@ -1,0 +1,355 @@
+//===- ComputeOps.td - TMA and tile compute ops ------------*- tablegen -*-===//
+//
+// TMA tile loads and the tile compute ops on tensors distributed over the
+// threads of a partition. Verifiers: lib/Dialect/TLE/IR/ComputeOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_COMPUTE_OPS
+#define TLE_COMPUTE_OPS
+
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "tle/Dialect/TLE/IR/TLETypes.td"
+
+//===----------------------------------------------------------------------===//
+// Transports
+//===----------------------------------------------------------------------===//
+
+def TLE_TMALoadOp : TLE_Op<"tma_load", [AttrSizedOperandSegments]> {
+  let summary = "Copies a tile from global to shared memory with TMA";
+  let description = [{
+    Copies the tile of global memory that starts at `coordinates` (element
+    indices, outermost dimension first) into `destination`, a view of a
+    pipe slot, with bulk tensor copies (`cp.async.bulk.tensor`) through
+    `tensorMap`. The destination is a whole number of the map's boxes along
+    each dimension; each box is one copy, placed where the destination's
+    shared-memory layout puts it. Elements outside the global tensor are
+    filled with zeros. The copies complete on the slot's full barrier: the
+    compiler counts the destination's bytes into the barrier's expected
+    transaction bytes and issues the copies from one thread. The op must
+    sit between the `tle.acquire` and `tle.commit` of the slot it writes.
+
+    ```mlir
+    tle.tma_load %map[%m, %k] into %a
+        : !tle.tensor_map<128x64xbf16, swizzle = 128>,
+          memref<128x64xbf16, #tle.shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins TLE_TensorMapType:$tensorMap, Variadic<Index>:$coordinates,
+                       TLE_SharedMemRef:$destination,
+                       Optional<TLE_SharedMemRef>:$barriers,
+                       Optional<Index>:$barrierIndex);
+  let assemblyFormat = [{
+    $tensorMap `[` $coordinates `]` `into` $destination
+    (`barrier` $barriers^ `[` $barrierIndex `]` `:` type($barriers))?
+    attr-dict `:` qualified(type($tensorMap)) `,` type($destination)
+  }];
+  let hasVerifier = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Tile compute: tensors distributed over the threads of a partition
+//===----------------------------------------------------------------------===//
+
+def TLE_DistributedTensor : RankedTensorOf<[AnyType]>;
+
+def TLE_ReduceKind : I32EnumAttr<"ReduceKind", "a row or column reduction", [
+    I32EnumAttrCase<"Max", 0, "max">,
+    I32EnumAttrCase<"Sum", 1, "sum">]> {
+  let cppNamespace = "::mlir::tle";
+  let genSpecializedAttr = 0;
+}
+
+def TLE_ReduceKindAttr : EnumAttr<TLE_Dialect, TLE_ReduceKind, "reduce_kind"> {
+  let assemblyFormat = "$value";
+}
+
+def TLE_WgmmaOp : TLE_Op<"wgmma", [AllTypesMatch<["acc", "result"]>,
+                                   MemoryEffects<[MemRead]>]> {
+  let summary = "Warp-group matrix multiply-accumulate on the tensor cores";
+  let description = [{
+    Computes `acc + A . B` with `wgmma.mma_async` (m64nNk16, bf16 or f16
+    inputs, f32 accumulation) and returns the new accumulator, a tensor in
+    the `#tle.mma` layout of `acc`. `A` `[M, K]` is either a view of shared
+    memory in the `#tle.shared` swizzled layout (K contiguous) or a tensor
+    in the `#tle.mma_operand` layout with the accumulator's `warp_groups`.
+    `B` is a view of swizzled shared memory: `[K, N]` (N contiguous), or
+    with `transpose_b`, `[N, K]` (K contiguous) so that the op computes
+    `acc + A . B^T`. Warp group `g` of the `[gm, gn]` grid multiplies row
+    block `g / gn` of A by column block `g mod gn` of B.
+
+    The multiply is asynchronous: the result may only feed another
+    `tle.wgmma` (as its accumulator), a `tle.wgmma_wait`, or a loop's yield
+    until a `tle.wgmma_wait` returns it. Shared memory read by the op must
+    stay untouched until then.
+
+    ```mlir
+    %d = tle.wgmma %a, %b, %c
+        : memref<128x64xbf16, #tle.shared<swizzle = 128>>,
+          memref<64x256xbf16, #tle.shared<swizzle = 128>>,
+          tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[TLE_SharedMemRef, TLE_DistributedTensor]>:$a,
+                       TLE_SharedMemRef:$b, TLE_DistributedTensor:$acc,
+                       UnitAttr:$transposeB);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc (`transpose_b` $transposeB^)? attr-dict `:`
+    type($a) `,` type($b) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_WgmmaWaitOp : TLE_Op<"wgmma_wait", [AllTypesMatch<["inputs", "results"]>]> {
+  let summary = "Waits until at most `pending` wgmma groups are in flight";
+  let description = [{
+    Waits for the warp group's earlier `tle.wgmma` ops to complete, leaving
+    at most `pending` of the most recent ones in flight
+    (`wgmma.wait_group`), and returns `inputs` as values that may be read.
+    Pass the accumulators of the completed multiplies through it; with
+    `pending(1)` a loop waits for the previous iteration's multiply, and so
+    may release the shared memory it read, while its own runs.
+
+    ```mlir
+    %d1 = tle.wgmma_wait %d pending(1) : tensor<128x256xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Variadic<TLE_DistributedTensor>:$inputs,
+                       I64Attr:$pending);
+  let results = (outs Variadic<TLE_DistributedTensor>:$results);
+  let assemblyFormat = [{
+    $inputs `pending` `(` $pending `)` attr-dict `:` type($inputs)
+  }];
+  let builders = [OpBuilder<(ins "ValueRange":$inputs, "int64_t":$pending), [{
+    build($_builder, $_state, inputs.getTypes(), inputs, pending);
+  }]>];
+  let hasVerifier = 1;
+}
+
+def TLE_ReduceOp : TLE_Op<"reduce", [Pure]> {
+  let summary = "Reduces a 2-D tensor along one dimension";
+  let description = [{
+    Reduces `source` along `dim` with `max` or `sum`. The result's layout
+    is `#tle.slice<dim = dim, parent = source layout>`: every thread ends
+    with the reduced values of the rows (or columns) it holds. Threads of a
+    warp combine with shuffles; warp groups that share rows combine through
+    shared memory.
+
+    ```mlir
+    %m = tle.reduce max %s dim 1 : tensor<64x64xf32, #mma> -> tensor<64xf32, #row>
+    ```
+  }];
+  let arguments = (ins TLE_ReduceKindAttr:$kind, TLE_DistributedTensor:$source,
+                       I64Attr:$dim);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = [{
+    $kind $source `dim` $dim attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_BroadcastOp : TLE_Op<"broadcast", [Pure]> {
+  let summary = "Repeats a row or column vector along one dimension";
+  let description = [{
+    The inverse shape of `tle.reduce`: `source`, in the layout
+    `#tle.slice<dim = dim, parent = P>`, becomes a 2-D tensor in layout `P`
+    whose every row (`dim = 1`) or column (`dim = 0`) is `source`. No data
+    moves: each thread already holds the values it needs.
+
+    ```mlir
+    %b = tle.broadcast %m dim 1 : tensor<64xf32, #row> -> tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins TLE_DistributedTensor:$source, I64Attr:$dim);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = [{
+    $source `dim` $dim attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_ConvertLayoutOp : TLE_Op<"convert_layout", [Pure]> {
+  let summary = "Reinterprets a tensor in another layout that keeps its data";
+  let description = [{
+    Changes a tensor's layout where every thread already holds the same
+    elements in the same order: `#tle.mma` to `#tle.mma_operand` with one
+    warp group per row block (`warp_groups = [g, 1]`), the step from a
+    softmax result to the A operand of the next `tle.wgmma`. Conversions
+    that would move data between threads go through shared memory with
+    `tle.local_store` and `tle.local_load` instead.
+
+    ```mlir
+    %a = tle.convert_layout %p : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #a>
+    ```
+  }];
+  let arguments = (ins TLE_DistributedTensor:$source);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TLE_LocalLoadOp : TLE_Op<"local_load"> {
+  let summary = "Loads a tile from shared memory into a distributed tensor";
+  let description = [{
+    Reads `source`, a statically shaped view of shared memory (row-major,
+    or swizzled in `#tle.shared`), into a tensor of the same shape in the
+    result's layout, with the widest accesses the layout allows.
+
+    ```mlir
+    %t = tle.local_load %buf : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+        -> tensor<64x64xbf16, #blocked>
+    ```
+  }];
+  let arguments = (ins Arg<TLE_SharedMemRef, "", [MemRead]>:$source);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TLE_LocalStoreOp : TLE_Op<"local_store"> {
+  let summary = "Stores a distributed tensor into a shared-memory tile";
+  let description = [{
+    Writes `value` into `destination`, a statically shaped view of shared
+    memory of the same shape (row-major, or swizzled in `#tle.shared`).
+    Threads holding the same element (replicated layouts) write the same
+    value.
+
+    ```mlir
+    tle.local_store %p, %buf : tensor<64x64xbf16, #mma>,
+        memref<64x64xbf16, #tle.shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins TLE_DistributedTensor:$value,
+                       Arg<TLE_SharedMemRef, "", [MemWrite]>:$destination);
+  let assemblyFormat = [{
+    $value `,` $destination attr-dict `:` type($value) `,` type($destination)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_LoadOp : TLE_Op<"load"> {
+  let summary = "Loads a tile of global memory, padded outside the bounds";
+  let description = [{
+    Reads the tile of `source` (a global memref) whose first element is at
+    `indices`, with the shape and layout of the result. Elements outside
+    `source`'s sizes are never dereferenced and read as `padding` (zero if
+    absent), e.g. -1 for indices past a row's length. Consecutive
+    elements a thread holds along the last dimension are loaded as one
+    vector when all of it is in bounds, and one by one where it straddles
+    the end.
+
+    ```mlir
+    %q = tle.load %queries[%row, %c0] : memref<?x576xbf16>
+        -> tensor<64x576xbf16, #blocked>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                       Variadic<Index>:$indices,
+                       OptionalAttr<TypedAttrInterface>:$padding);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` (`padding` `(` $padding^ `)`)? attr-dict `:`
+    type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_StoreOp : TLE_Op<"store"> {
+  let summary = "Stores a tile to global memory, skipping out-of-bounds elements";
+  let description = [{
+    Writes `value` into the tile of `destination` (a global memref) whose
+    first element is at `indices`. Elements outside `destination`'s sizes
+    are not written. Consecutive elements a thread holds along the last
+    dimension are stored as one vector when all of it is in bounds, and
+    one by one where it straddles the end.
+
+    ```mlir
+    tle.store %c, %out[%m, %n] : tensor<128x256xbf16, #mma>, memref<?x?xbf16>
+    ```
+  }];
+  let arguments = (ins TLE_DistributedTensor:$value,
+                       Arg<AnyMemRef, "", [MemWrite]>:$destination,
+                       Variadic<Index>:$indices);
+  let assemblyFormat = [{
+    $value `,` $destination `[` $indices `]` attr-dict `:` type($value) `,`
+    type($destination)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_SplatOp : TLE_Op<"splat", [Pure]> {
+  let summary = "A distributed tensor whose every element is one scalar";
+  let description = [{
+    Makes a tensor of the result's shape and layout whose elements all equal
+    `value`, e.g. to scale a tile by a runtime scalar.
+
+    ```mlir
+    %s = tle.splat %scale : f32 -> tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins AnyType:$value);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def TLE_IotaOp : TLE_Op<"iota", [Pure]> {
+  let summary = "A distributed tensor of its own coordinates along one dimension";
+  let description = [{
+    Every element is its index along `dim`, e.g. the position of each
+    column of a tile, to compare with a bound.
+
+    ```mlir
+    %cols = tle.iota dim 0 : tensor<64xi32, #tle.slice<dim = 0, parent = #mma>>
+    ```
+  }];
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = "`dim` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def TLE_GatherRowsOp : TLE_Op<"gather_rows", [AttrSizedOperandSegments]> {
+  let summary = "Copies rows of a global matrix, picked by index, into shared memory";
+  let description = [{
+    Copies rows of `source`, a global `[R, C]` memref with contiguous rows,
+    into `destination`, a `[n, C]` shared-memory tile (row-major or
+    `#tle.shared`): row `i` of the destination is row `indices[i]` of the
+    source, or with `from`, row `first + i`. Every thread of the partition
+    issues 16-byte `cp.async` copies (the row's bytes must be a multiple of
+    16). A row whose index is outside `[0, R)` is filled with zeros, and its
+    index is never used to form an address.
+
+    `indices` is a 1-D global memref of i32 read by the op, or a tensor of
+    i32 already in registers in the layout
+    `#tle.blocked<per_thread = [1], threads = [32], warps = [1]>` (lane `l`
+    holds rows `l`, `l + 32`, ...), so that a kernel can load the next
+    tile's indices while the current one is gathered.
+
+    The copies are asynchronous: in a pipe slot, the commit that follows
+    makes the readers wait for them (a cp.async arrive per thread).
+
+    ```mlir
+    tle.gather_rows %kv rows(%ids : memref<64xi32, strided<[1], offset: ?>>)
+        into %slot : memref<?x576xbf16, strided<[576, 1], offset: ?>>,
+                     memref<64x576xbf16, #tle.shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
+                       Arg<Optional<AnyTypeOf<[AnyMemRef, TLE_DistributedTensor]>>,
+                           "", [MemRead]>:$indices,
+                       Optional<Index>:$first,
+                       Arg<TLE_SharedMemRef, "", [MemWrite]>:$destination);
+  let assemblyFormat = [{
+    $source (`rows` `(` $indices^ `:` type($indices) `)`)? (`from` $first^)?
+    `into` $destination attr-dict `:` type($source) `,` type($destination)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // TLE_COMPUTE_OPS

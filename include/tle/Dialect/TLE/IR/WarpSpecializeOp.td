@@ -1,0 +1,115 @@
+//===- WarpSpecializeOp.td - Partitions of a CTA -----------*- tablegen -*-===//
+//
+// tle.warp_specialize and the terminators of its regions. Verifier, custom
+// syntax and warp placement: lib/Dialect/TLE/IR/WarpSpecializeOp.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_WARP_SPECIALIZE_OP
+#define TLE_WARP_SPECIALIZE_OP
+
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "tle/Dialect/TLE/IR/TLEDialect.td"
+
+//===----------------------------------------------------------------------===//
+// Warp specialization
+//===----------------------------------------------------------------------===//
+
+def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
+    RecursiveMemoryEffects]> {
+  let summary = "Runs each region on its own warps of the CTA";
+  let description = [{
+    Splits the CTA into partitions. The `default` region and each `partition`
+    region run concurrently, each on its own warps, with an optional
+    register budget per thread that the compiler realizes with `setmaxnreg`.
+    Code before the op runs on every warp of the CTA. The partition regions
+    end in `tle.warp_return`, after which their warps exit; the default
+    region ends in `tle.warp_yield`, whose operands become the op's results,
+    and its warps continue with the code after the op.
+
+    Values defined above the op are used directly inside the regions
+    (implicit capture, as in `scf` regions): partitions run in the same
+    function, so nothing needs to be copied in.
+
+    Warps are placed in order: the default partition first, then each
+    partition at the next warp index that is a multiple of
+    `min(warps, 4)`. The CTA is a whole number of warp groups (4 warps).
+    `setmaxnreg` acts on a whole warp group, so partitions sharing a warp
+    group must request the same budget; the budgets, counted per warp group
+    of 128 threads, must fit in the registers the CTA's threads hold at
+    entry (65,536 / threads per thread, rounded down to a multiple of 8:
+    64,512 for 384 threads), the only ones `setmaxnreg` moves. Budgets are
+    multiples of 8 in 24..256; a partition without `registers(...)` lets the
+    compiler choose. A partition that issues warp-group MMA needs a multiple
+    of 4 warps. Each partition owns one named barrier (id 0 is the CTA's),
+    which bounds a CTA to 15 partitions.
+
+    ```mlir
+    tle.warp_specialize
+      default "consumer" warps(4) registers(232) {
+        tle.warp_yield
+      }
+      partition "producer" warps(4) registers(40) {
+        tle.warp_return
+      }
+    ```
+  }];
+  let arguments = (ins StrArrayAttr:$partitionNames,
+                       DenseI32ArrayAttr:$partitionNumWarps,
+                       DenseI32ArrayAttr:$requestedRegisters);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$defaultRegion,
+                        VariadicRegion<SizedRegion<1>>:$partitionRegions);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Partition 0 is the default region; partition i > 0 is
+    /// partitionRegions[i - 1].
+    unsigned getNumPartitions() { return getPartitionNumWarps().size(); }
+    Region &getPartitionRegion(unsigned i) {
+      return i == 0 ? getDefaultRegion() : getPartitionRegions()[i - 1];
+    }
+    /// The author's name for partition i, or "default" / "partition<i>".
+    std::string getPartitionLabel(unsigned i);
+    /// Registers requested by partition i, or std::nullopt.
+    std::optional<unsigned> getRequestedRegisters(unsigned i);
+    /// The partition (0 = default) of this op that contains `op`, if any.
+    std::optional<unsigned> getPartitionOf(Operation *op);
+  }];
+}
+
+def TLE_WarpYieldOp : TLE_Op<"warp_yield", [
+    Pure, Terminator, ReturnLike, HasParent<"WarpSpecializeOp">]> {
+  let summary = "Terminates the default region of tle.warp_specialize";
+  let description = [{
+    Ends the default partition's region; its operands become the results of
+    the enclosing `tle.warp_specialize`, available to the code after it,
+    which runs on the default partition's warps.
+
+    ```mlir
+    tle.warp_yield %acc : vector<4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "attr-dict ($values^ `:` type($values))?";
+  let hasVerifier = 1;
+}
+
+def TLE_WarpReturnOp : TLE_Op<"warp_return", [
+    Pure, Terminator, ReturnLike, HasParent<"WarpSpecializeOp">]> {
+  let summary = "Terminates a partition region of tle.warp_specialize";
+  let description = [{
+    Ends a non-default partition: its warps have no further work in the
+    kernel and exit.
+
+    ```mlir
+    tle.warp_return
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+#endif // TLE_WARP_SPECIALIZE_OP

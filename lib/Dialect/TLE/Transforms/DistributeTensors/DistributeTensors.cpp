@@ -1,0 +1,91 @@
+//===- DistributeTensors.cpp - Tile ops to per-thread code ----------------===//
+//
+// Every tensor with a TLE layout becomes the vector of the elements one
+// thread holds (Layouts.h says which), and every tile op becomes the code
+// one thread runs: element-wise arith/math ops act on those vectors
+// unchanged, wgmma becomes wgmma.mma_async with shared-memory descriptors,
+// reductions become in-thread folds plus warp shuffles, and loads and
+// stores become vector accesses at swizzled or strided addresses. The pass
+// runs before warp specialization is lowered, so the thread ids it uses
+// count from 0 within each partition.
+//
+// The patterns live beside this file, one file per op family (Patterns.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+#include "tle/Dialect/TLE/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+
+#define DEBUG_TYPE "tle-distribute-tensors"
+
+namespace mlir::tle {
+#define GEN_PASS_DEF_TLEDISTRIBUTETENSORS
+#include "tle/Dialect/TLE/Transforms/Passes.h.inc"
+} // namespace mlir::tle
+
+using namespace mlir;
+using namespace mlir::tle;
+using namespace mlir::tle::distribute;
+
+namespace {
+struct TLEDistributeTensorsPass
+    : tle::impl::TLEDistributeTensorsBase<TLEDistributeTensorsPass> {
+  /// A layout must cover its partition's threads a whole number of times:
+  /// over fewer threads it repeats, over more some of its elements would
+  /// belong to threads that do not exist.
+  LogicalResult checkPartitionSizes() {
+    WalkResult result = getOperation()->walk([](Operation *op) {
+      FailureOr<int64_t> threads = getPartitionThreads(op);
+      int64_t partitionThreads = succeeded(threads) ? *threads : 0;
+      for (Type type : op->getResultTypes()) {
+        RankedTensorType tensor = getDistributedType(type);
+        if (!tensor)
+          continue;
+        if (failed(verifyDistributedType(
+                tensor, [&] { return op->emitOpError("result: "); })))
+          return WalkResult::interrupt();
+        int64_t spans = getNumThreads(tensor.getEncoding());
+        if (partitionThreads != 0 && partitionThreads % spans != 0)
+          return WalkResult(op->emitOpError("produces ")
+                            << tensor << ", whose layout spans " << spans
+                            << " threads, in a partition of "
+                            << partitionThreads
+                            << "; a layout must span the partition's threads "
+                               "or a divisor of them");
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    if (failed(checkPartitionSizes()))
+      return signalPassFailure();
+    DistributedTypeConverter converter;
+    ConversionTarget target(*context);
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      return converter.isLegal(op) &&
+             llvm::all_of(op->getRegions(), [&](Region &region) {
+               return converter.isLegal(&region);
+             });
+    });
+    target.addIllegalOp<GatherRowsOp, IotaOp, SplatOp, WgmmaOp, WgmmaWaitOp,
+                        ReduceOp, BroadcastOp, ConvertLayoutOp, LocalLoadOp,
+                        LocalStoreOp, LoadOp, StoreOp>();
+    RewritePatternSet patterns(context);
+    populateElementwisePatterns(converter, patterns);
+    populateWgmmaPatterns(converter, patterns);
+    populateReducePatterns(converter, patterns);
+    populateConvertLayoutPatterns(converter, patterns);
+    populateLoadStorePatterns(converter, patterns);
+    populateGatherRowsPatterns(converter, patterns);
+    scf::populateSCFStructuralTypeConversions(converter, patterns);
+    if (failed(applyPartialConversion(getOperation(), target,
+                                      std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,140 @@
+//===- Patterns.h - The op families of --tle-distribute-tensors -*- C++ -*-===//
+//
+// Private to the pass. Each op family lowers in its own file and exports
+// one populate function; the helpers below are what more than one family
+// needs: values of the thread's vector, the thread's coordinates, addresses
+// in shared and global memory, tile loads and stores, and the scratch
+// buffers of exchanges between threads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_LIB_DIALECT_TLE_TRANSFORMS_DISTRIBUTETENSORS_PATTERNS_H
+#define TLE_LIB_DIALECT_TLE_TRANSFORMS_DISTRIBUTETENSORS_PATTERNS_H
+
+#include "tle/Dialect/TLE/IR/Layouts.h"
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tle::distribute {
+
+constexpr int64_t kWarpSize = TLEDialect::kWarpSize;
+constexpr int64_t kMaxThreadsPerCTA = kWarpSize * TLEDialect::kMaxWarpsPerCTA;
+/// The widest single memory access a thread makes.
+constexpr int64_t kMaxAccessBytes = 16;
+constexpr unsigned kSharedAddressSpace =
+    static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
+constexpr unsigned kGlobalAddressSpace =
+    static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
+
+//===----------------------------------------------------------------------===//
+// Populate functions, one per op family
+//===----------------------------------------------------------------------===//
+
+/// Element-wise arith/math ops, splat constants, tle.splat, tle.iota.
+void populateElementwisePatterns(const TypeConverter &converter,
+                                 RewritePatternSet &patterns);
+/// tle.wgmma, tle.wgmma_wait.
+void populateWgmmaPatterns(const TypeConverter &converter,
+                           RewritePatternSet &patterns);
+/// tle.reduce, tle.broadcast.
+void populateReducePatterns(const TypeConverter &converter,
+                            RewritePatternSet &patterns);
+/// tle.convert_layout.
+void populateConvertLayoutPatterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns);
+/// tle.local_load, tle.local_store, tle.load, tle.store.
+void populateLoadStorePatterns(const TypeConverter &converter,
+                               RewritePatternSet &patterns);
+/// tle.gather_rows.
+void populateGatherRowsPatterns(const TypeConverter &converter,
+                                RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Types and the thread's values (Utility.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Every tensor with a TLE layout becomes the vector of the elements one
+/// thread holds, in register order.
+class DistributedTypeConverter : public TypeConverter {
+public:
+  DistributedTypeConverter();
+};
+
+/// `type` if it is a tensor with a TLE layout, else null.
+RankedTensorType getDistributedType(Type type);
+
+Value createIndex(OpBuilder &b, Location loc, int64_t value);
+Value createI32(OpBuilder &b, Location loc, int64_t value);
+int64_t getElementBytes(Type type);
+
+Value extractElement(OpBuilder &b, Location loc, Value vector, int64_t i);
+SmallVector<Value> extractElements(OpBuilder &b, Location loc, Value vector);
+Value fromElements(OpBuilder &b, Location loc, Type elementType,
+                   ArrayRef<Value> elements);
+
+/// The thread's base coordinate along `dim` (see ThreadMap).
+Value emitBase(OpBuilder &b, Location loc, const ThreadMap &map, unsigned dim);
+/// The thread's base coordinate along every dimension.
+SmallVector<Value> emitBases(OpBuilder &b, Location loc, const ThreadMap &map);
+
+/// The threads of the partition that runs `op`, or failure outside a
+/// tle.warp_specialize.
+FailureOr<int64_t> getPartitionThreads(Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Addresses (Utility.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The address of the first element of `view`, as an i64.
+Value getByteAddress(OpBuilder &b, Location loc, Value view);
+
+/// An LLVM pointer in `addressSpace` to `address` (i64) plus `byteOffset`
+/// (index), with the XOR pattern of a `swizzle`-byte #tle.shared tile
+/// applied to the sum (0: a row-major buffer, no pattern).
+Value getPointer(OpBuilder &b, Location loc, Value address, Value byteOffset,
+                 unsigned addressSpace, int64_t swizzle = 0);
+
+/// Byte offset of element (row, col) of a 2-D tile in #tle.shared with
+/// `swizzle` bytes and `rows` rows, before the XOR (getPointer applies it).
+Value emitSwizzledLinearOffset(OpBuilder &b, Location loc, Value row, Value col,
+                               int64_t rows, int64_t swizzle,
+                               int64_t elementBytes);
+
+//===----------------------------------------------------------------------===//
+// Tile loads and stores (LoadStore.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The thread's elements of a tensor of `type`, in register order, read
+/// from `memory`: a whole shared-memory buffer (no `indices`), or the tile
+/// of a global memref that starts at `indices`, whose elements out of
+/// bounds are not read and become `padding` (zero if null).
+SmallVector<Value> emitTileLoad(OpBuilder &b, Location loc,
+                                RankedTensorType type, Value memory,
+                                ValueRange indices = {},
+                                Attribute padding = {});
+
+/// Writes `vector`, the thread's elements of a tensor of `type`, to
+/// `memory` as emitTileLoad reads it; global elements out of bounds are
+/// not written.
+void emitTileStore(OpBuilder &b, Location loc, Value vector,
+                   RankedTensorType type, Value memory,
+                   ValueRange indices = {});
+
+//===----------------------------------------------------------------------===//
+// Exchanges between threads (Exchange.cpp)
+//===----------------------------------------------------------------------===//
+
+/// A shared-memory buffer for an exchange between the threads of `op`'s
+/// partition, allocated at the start of its function.
+Value createScratch(ConversionPatternRewriter &rewriter, Operation *op,
+                    ArrayRef<int64_t> shape, Type elementType);
+
+/// Whether `op`, an exchange, needs a barrier after reading its scratch
+/// buffer. Ask before creating the op's own barriers, which would count.
+bool needsTrailingBarrier(Operation *op);
+
+} // namespace mlir::tle::distribute
+
+#endif // TLE_LIB_DIALECT_TLE_TRANSFORMS_DISTRIBUTETENSORS_PATTERNS_H

@@ -1,0 +1,91 @@
+// RUN: tle-opt %s --tle-distribute-tensors -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
+
+// --tle-distribute-tensors on tle.convert_layout (ConvertLayout.cpp):
+// nothing where every thread keeps its elements, else a scratch buffer.
+// Function arguments and results stay out of it (the pass converts bodies
+// only), so values come from constants or loop-carried arguments, which
+// also keeps the conversion from folding them away.
+
+// #tle.mma -> #tle.mma_operand with one warp group per row block moves no
+// data: the vector passes through unchanged.
+// CHECK-LABEL: func.func @convert_layout
+// CHECK: scf.for {{.*}} iter_args(%[[P:.*]] = %{{.*}}) -> (vector<8xbf16>)
+// CHECK-NEXT: arith.negf %[[P]] : vector<8xbf16>
+// CHECK-NOT: tle.convert_layout
+#acc = #tle.mma<warp_groups = [1, 1]>
+#opnd = #tle.mma_operand<warp_groups = [1, 1]>
+func.func @convert_layout(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = arith.constant dense<1.0> : tensor<64x16xbf16, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%p = %init) -> tensor<64x16xbf16, #acc> {
+    %a = tle.convert_layout %p : tensor<64x16xbf16, #acc> -> tensor<64x16xbf16, #opnd>
+    %neg = arith.negf %a : tensor<64x16xbf16, #opnd>
+    scf.yield %p : tensor<64x16xbf16, #acc>
+  }
+  return
+}
+
+// -----
+
+// #tle.mma -> #tle.mma_operand with two warp groups along N moves data:
+// warp group g holds accumulator columns [32g, 32g + 32) but A's full 64
+// columns. The tile goes through a row-major [64, 72] bf16 scratch buffer
+// (rows padded by 16 bytes): each thread stores its 8 (col, col + 1) pairs
+// as 4-byte vectors, column base + 32 x (tid / 128 mod 2); after a barrier
+// it loads the 16 pairs of the operand layout. Not in a loop: no trailing
+// barrier.
+// CHECK-LABEL: func.func @convert_through_scratch
+// CHECK-NEXT: %[[SCRATCH:.*]] = tle.shared_alloc {name = "scratch"} : memref<64x72xbf16, #gpu.address_space<workgroup>>
+// CHECK: %[[WG:.*]] = arith.divui %{{.*}}, %c128{{.*}} : index
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[G:.*]] = arith.remui %[[WG]], %[[TWO]] : index
+// CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[GCOL:.*]] = arith.muli %[[G]], %[[C32]] : index
+// CHECK: memref.extract_strided_metadata %[[SCRATCH]]
+// CHECK: %[[PITCH:.*]] = arith.constant 72 : index
+// CHECK-NEXT: arith.muli %{{.*}}, %[[PITCH]] : index
+// CHECK: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK-NOT: arith.xori
+// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-7: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: llvm.store
+// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK-NOT: llvm.load
+// CHECK: %[[A:.*]] = vector.from_elements {{.*}} : vector<32xbf16>
+// CHECK-NEXT: arith.negf %[[A]] : vector<32xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: tle.warp_yield
+func.func @convert_through_scratch() {
+  tle.warp_specialize
+  default warps(8) {
+    %p = arith.constant dense<1.0> : tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>>
+    %a = tle.convert_layout %p : tensor<64x64xbf16, #tle.mma<warp_groups = [1, 2]>> -> tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    %n = arith.negf %a : tensor<64x64xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    tle.warp_yield
+  }
+  return
+}
+
+// -----
+
+// One warp group's accumulator, replicated over an 8-warp partition, is
+// already the operand layout of both warp groups: no data moves, so no
+// scratch buffer and no barrier.
+// CHECK-LABEL: func.func @convert_replicated
+// CHECK-NOT: tle.shared_alloc
+// CHECK: %[[P:.*]] = arith.constant dense<1.000000e+00> : vector<8xbf16>
+// CHECK-NEXT: arith.negf %[[P]] : vector<8xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: tle.warp_yield
+func.func @convert_replicated() {
+  tle.warp_specialize
+  default warps(8) {
+    %p = arith.constant dense<1.0> : tensor<64x16xbf16, #tle.mma<warp_groups = [1, 1]>>
+    %a = tle.convert_layout %p : tensor<64x16xbf16, #tle.mma<warp_groups = [1, 1]>> -> tensor<64x16xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    %n = arith.negf %a : tensor<64x16xbf16, #tle.mma_operand<warp_groups = [1, 2]>>
+    tle.warp_yield
+  }
+  return
+}

@@ -9,6 +9,7 @@
 
 #include "tle/Conversion/TLEToNVVM/TLEToNVVM.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -51,13 +52,7 @@ namespace mlir::tle {
 
 using namespace mlir;
 using namespace mlir::tle;
-
-/// A CUtensorMap: 128 bytes, aligned to 64 (cuda.h).
-static constexpr int64_t kTensorMapBytes = 128;
-static constexpr int64_t kTensorMapAlignment = 64;
-
-/// The largest arrive count an mbarrier phase can hold (PTX: 2^20 - 1).
-static constexpr int64_t kMaxMBarrierCount = (1 << 20) - 1;
+namespace hopper = ::tle::hopper;
 
 /// Emits an error at `op` if this pass cannot lower it for a reason the
 /// author can act on, so that they get that reason rather than a generic
@@ -85,11 +80,6 @@ static LogicalResult checkLowerable(Operation *op) {
   if (auto alloc = dyn_cast<SharedAllocOp>(op); alloc && !alloc.getOffset())
     return alloc.emitOpError(
         "has no offset; run --tle-allocate-shared-memory first");
-  if (auto init = dyn_cast<MBarrierInitOp>(op);
-      init && init.getCount() > kMaxMBarrierCount)
-    return init.emitOpError("count ")
-           << init.getCount() << " exceeds the " << kMaxMBarrierCount
-           << " arrivals an mbarrier phase can count";
   // Structured control flow would survive the conversion with unconverted
   // block arguments and only fail later, in reconcile-unrealized-casts.
   if (isa<scf::SCFDialect>(op->getDialect()))
@@ -149,10 +139,10 @@ static void markTensorMapArguments(ModuleOp module) {
       if (!isa<TensorMapType>(type))
         continue;
       func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                      TypeAttr::get(LLVM::LLVMArrayType::get(b.getI8Type(),
-                                                             kTensorMapBytes)));
+                      TypeAttr::get(LLVM::LLVMArrayType::get(
+                          b.getI8Type(), hopper::kTensorMapBytes)));
       func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
-                      b.getI64IntegerAttr(kTensorMapAlignment));
+                      b.getI64IntegerAttr(hopper::kTensorMapAlignment));
       func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
                       b.getUnitAttr());
     }
@@ -180,13 +170,19 @@ static void markKernels(ModuleOp module) {
   });
 }
 
+// The runtime shares Hopper.h's numbering, which must be NVVM's.
+static_assert(hopper::kGlobalAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Global));
+static_assert(hopper::kSharedAddressSpace ==
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared));
+
 /// The NVPTX address space of each gpu address space.
 static unsigned mapGpuAddressSpace(gpu::AddressSpace space) {
   switch (space) {
   case gpu::AddressSpace::Global:
-    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
+    return hopper::kGlobalAddressSpace;
   case gpu::AddressSpace::Workgroup:
-    return static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
+    return hopper::kSharedAddressSpace;
   case gpu::AddressSpace::Private:
     return static_cast<unsigned>(NVVM::NVVMMemorySpace::Local);
   }
@@ -203,7 +199,7 @@ static void configureTypeConverter(LLVMTypeConverter &converter) {
       [](BaseMemRefType type,
          SharedSpaceAttr) -> TypeConverter::AttributeConversionResult {
         return IntegerAttr::get(IntegerType::get(type.getContext(), 64),
-                                kSharedMemoryAddressSpace);
+                                hopper::kSharedAddressSpace);
       });
   // The kernel parameter is the descriptor's generic address.
   converter.addConversion([](TensorMapType type) {
@@ -246,7 +242,7 @@ static void configureTarget(ConversionTarget &target) {
 
 namespace {
 struct ConvertTLEToNVVMPass
-    : tle::impl::ConvertTLEToNVVMBase<ConvertTLEToNVVMPass> {
+    : mlir::tle::impl::ConvertTLEToNVVMBase<ConvertTLEToNVVMPass> {
   using Base::Base;
 
   void runOnOperation() override {

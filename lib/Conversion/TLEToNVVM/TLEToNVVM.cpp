@@ -9,6 +9,7 @@
 
 #include "tle/Conversion/TLEToNVVM/TLEToNVVM.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Conversion/LLVMCommon/MemRefBuilder.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -26,6 +27,7 @@
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 /// The suspend-time hint, in nanoseconds, that each try_wait passes to the
 /// hardware. nvvm.mbarrier.try_wait.parity retries until the phase completes,
@@ -52,7 +54,8 @@ static Value getBarrierPtr(ConversionPatternRewriter &rewriter, Location loc,
 /// Returns the array that every shared buffer is an offset into, declaring
 /// it in `symbolTableOp` on first use, or null if another symbol has its
 /// name. It is an external zero-length array so that the launch, not the
-/// module, sizes it as dynamic shared memory.
+/// module, sizes it as dynamic shared memory, aligned as swizzled TMA and
+/// wgmma tiles need: buffer offsets assume the array's alignment.
 static LLVM::GlobalOp
 getOrCreateDynamicSharedMemory(ConversionPatternRewriter &rewriter,
                                Operation *symbolTableOp) {
@@ -66,7 +69,7 @@ getOrCreateDynamicSharedMemory(ConversionPatternRewriter &rewriter,
   return LLVM::GlobalOp::create(
       rewriter, symbolTableOp->getLoc(), arrayType, /*isConstant=*/false,
       LLVM::Linkage::External, kDynamicSharedMemoryName, /*value=*/Attribute(),
-      kDynamicSharedMemoryAlignment, kSharedMemoryAddressSpace);
+      hopper::kSwizzledTileAlignment, hopper::kSharedAddressSpace);
 }
 
 namespace {
@@ -89,7 +92,7 @@ struct SharedAllocOpLowering : ConvertOpToLLVMPattern<SharedAllocOp> {
     MemRefType type = op.getBuffer().getType();
     FailureOr<unsigned> addressSpace =
         getTypeConverter()->getMemRefAddressSpace(type);
-    if (failed(addressSpace) || *addressSpace != kSharedMemoryAddressSpace)
+    if (failed(addressSpace) || *addressSpace != hopper::kSharedAddressSpace)
       return rewriter.notifyMatchFailure(op, "buffer is not in shared memory");
     Operation *symbolTableOp = op->getParentWithTrait<OpTrait::SymbolTable>();
     if (!symbolTableOp)
@@ -298,8 +301,8 @@ struct TMALoadOpLowering : ConvertOpToLLVMPattern<TMALoadOp> {
 
 } // namespace
 
-void tle::populateTLEToNVVMConversionPatterns(LLVMTypeConverter &converter,
-                                              RewritePatternSet &patterns) {
+void mlir::tle::populateTLEToNVVMConversionPatterns(
+    LLVMTypeConverter &converter, RewritePatternSet &patterns) {
   patterns
       .add<SharedAllocOpLowering, SlotOpLowering, MBarrierInitOpLowering,
            MBarrierWaitOpLowering, MBarrierArriveOpLowering, TMALoadOpLowering>(

@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Support/Hopper.h"
 #include "tle/Target/PTX.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
+namespace hopper = ::tle::hopper;
 
 // json::Value keeps a StringRef without copying it, so every string is
 // copied into a std::string first.
@@ -41,13 +43,14 @@ static FailureOr<json::Array> getBlock(LLVM::LLVMFuncOp func) {
 }
 
 static FailureOr<int64_t> getSharedMemorySize(LLVM::LLVMFuncOp func) {
-  Attribute attr = func->getAttr(tle::TLEDialect::kSharedMemorySizeAttrName);
+  Attribute attr =
+      func->getAttr(mlir::tle::TLEDialect::kSharedMemorySizeAttrName);
   if (!attr)
     return 0;
   auto size = dyn_cast<IntegerAttr>(attr);
   if (!size || size.getInt() < 0)
     return emitError(func.getLoc())
-           << "'" << tle::TLEDialect::kSharedMemorySizeAttrName
+           << "'" << mlir::tle::TLEDialect::kSharedMemorySizeAttrName
            << "' must be a non-negative integer, got " << attr;
   return size.getInt();
 }
@@ -64,14 +67,14 @@ static std::string getParamTypeName(Type type) {
 }
 
 /// A CUtensorMap passed by value: a pointer with `llvm.byval` of the
-/// descriptor's 128 bytes. The launcher packs the descriptor itself, not a
+/// descriptor's bytes. The launcher packs the descriptor itself, not a
 /// pointer, so it is told apart from other pointers.
 static bool isTensorMapParam(LLVM::LLVMFuncOp func, unsigned index) {
   auto byval = func.getArgAttrOfType<TypeAttr>(
       index, LLVM::LLVMDialect::getByValAttrName());
   auto array =
       byval ? dyn_cast<LLVM::LLVMArrayType>(byval.getValue()) : nullptr;
-  return array && array.getNumElements() == 128 &&
+  return array && array.getNumElements() == hopper::kTensorMapBytes &&
          array.getElementType().isInteger(8);
 }
 
@@ -88,22 +91,23 @@ static json::Array getParams(LLVM::LLVMFuncOp func) {
 static LogicalResult addSourceFacts(LLVM::LLVMFuncOp func,
                                     json::Object &kernel) {
   if (Attribute attr =
-          func->getAttr(tle::TLEDialect::kKernelSignatureAttrName)) {
+          func->getAttr(mlir::tle::TLEDialect::kKernelSignatureAttrName)) {
     auto types = dyn_cast<ArrayAttr>(attr);
     if (!types || !llvm::all_of(types, llvm::IsaPred<StringAttr>))
       return emitError(func.getLoc())
-             << "'" << tle::TLEDialect::kKernelSignatureAttrName
+             << "'" << mlir::tle::TLEDialect::kKernelSignatureAttrName
              << "' must be an array of strings, got " << attr;
     json::Array signature;
     for (StringAttr type : types.getAsRange<StringAttr>())
       signature.push_back(type.getValue().str());
     kernel["signature"] = std::move(signature);
   }
-  if (Attribute attr = func->getAttr(tle::TLEDialect::kGridAttrName)) {
+  if (Attribute attr = func->getAttr(mlir::tle::TLEDialect::kGridAttrName)) {
     auto grid = dyn_cast<StringAttr>(attr);
     if (!grid)
-      return emitError(func.getLoc()) << "'" << tle::TLEDialect::kGridAttrName
-                                      << "' must be a string, got " << attr;
+      return emitError(func.getLoc())
+             << "'" << mlir::tle::TLEDialect::kGridAttrName
+             << "' must be a string, got " << attr;
     kernel["grid"] = grid.getValue().str();
   }
   return success();
@@ -123,8 +127,9 @@ static FailureOr<json::Object> getKernel(LLVM::LLVMFuncOp func) {
   return kernel;
 }
 
-FailureOr<json::Object> tle::getKernelMetadata(ModuleOp module, StringRef chip,
-                                               StringRef ptxVersion) {
+FailureOr<json::Object> mlir::tle::getKernelMetadata(ModuleOp module,
+                                                     StringRef chip,
+                                                     StringRef ptxVersion) {
   json::Array kernels;
   bool failedAny = false;
   // Every kernel is checked so that all problems are reported at once.

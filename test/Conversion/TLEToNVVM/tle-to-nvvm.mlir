@@ -127,14 +127,6 @@ func.func @swizzled_memref_load(%i: index) -> bf16 {
 
 // -----
 
-func.func @count_too_large(%bars: memref<2xi64, 3>, %i: index) {
-  // expected-error @below {{'tle.mbarrier_init' op count 1048576 exceeds the 1048575 arrivals an mbarrier phase can count}}
-  tle.mbarrier_init %bars[%i] count 1048576 : memref<2xi64, 3>
-  return
-}
-
-// -----
-
 func.func @scf_left(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -411,6 +411,26 @@ partition "gather" warps(4) registers(64) {
 }
 
 //===----------------------------------------------------------------------===//
+// mbarriers: a phase counts 1 to 2^20 - 1 arrivals or transaction bytes
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @mbarrier_count_too_large(%bars: memref<2xi64, 3>, %i: index) {
+  // expected-error @below {{'tle.mbarrier_init' op attribute 'count' failed to satisfy constraint: 64-bit signless integer attribute whose value is 1 to 2^20 - 1, what an mbarrier phase counts}}
+  tle.mbarrier_init %bars[%i] count 1048576 : memref<2xi64, 3>
+  return
+}
+
+// -----
+
+func.func @mbarrier_no_tx_bytes(%bars: memref<2xi64, 3>, %i: index) {
+  // expected-error @below {{'tle.mbarrier_arrive' op attribute 'txBytes' failed to satisfy constraint: 64-bit signless integer attribute whose value is 1 to 2^20 - 1, what an mbarrier phase counts}}
+  tle.mbarrier_arrive %bars[%i] expect_tx 0 : memref<2xi64, 3>
+  return
+}
+
+//===----------------------------------------------------------------------===//
 // Compute subset: layouts and tensor maps
 //===----------------------------------------------------------------------===//
 

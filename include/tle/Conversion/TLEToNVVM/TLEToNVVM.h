@@ -18,13 +18,6 @@ namespace tle {
 /// is addressed through.
 constexpr llvm::StringLiteral kDynamicSharedMemoryName = "tle_dynamic_smem";
 
-/// The alignment of that array: 128-byte swizzled TMA and wgmma tiles need
-/// 1024-byte aligned shared addresses, and buffer offsets assume it.
-constexpr uint64_t kDynamicSharedMemoryAlignment = 1024;
-
-/// The NVPTX address space of the CTA's shared memory.
-constexpr unsigned kSharedMemoryAddressSpace = 3;
-
 /// Patterns lowering tle.shared_alloc, tle.slot and the tle.mbarrier_* ops.
 void populateTLEToNVVMConversionPatterns(LLVMTypeConverter &converter,
                                          RewritePatternSet &patterns);

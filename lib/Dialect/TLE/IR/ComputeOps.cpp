@@ -2,11 +2,13 @@
 
 #include "tle/Dialect/TLE/IR/Layouts.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 /// Checks that `value` is a tensor with a TLE layout.
 static LogicalResult verifyDistributed(Operation *op, Type type,
@@ -350,15 +352,17 @@ LogicalResult GatherRowsOp::verify() {
   if (strides.back() != 1)
     return emitOpError("needs source rows with unit stride");
   int64_t rowBytes = dest.getDimSize(1) * dest.getElementTypeBitWidth() / 8;
-  if (rowBytes % 16 != 0)
-    return emitOpError("copies rows in 16-byte pieces; a row has ")
-           << rowBytes << " bytes";
+  if (rowBytes % hopper::kMaxAccessBytes != 0)
+    return emitOpError("copies rows in ")
+           << hopper::kMaxAccessBytes << "-byte pieces; a row has " << rowBytes
+           << " bytes";
   if (getSwizzleBytes(dest) != 0 &&
       failed(verifySwizzledTile(*this, dest, "the destination")))
     return failure();
   if (auto tensor = dyn_cast_if_present<RankedTensorType>(
           getIndices() ? getIndices().getType() : Type())) {
-    auto lanes = BlockedLayoutAttr::get(getContext(), {1}, {32}, {1});
+    auto lanes =
+        BlockedLayoutAttr::get(getContext(), {1}, {hopper::kWarpSize}, {1});
     if (tensor.getRank() != 1 || tensor.getEncoding() != lanes ||
         !tensor.getElementType().isInteger(32) ||
         tensor.getDimSize(0) != dest.getDimSize(0))

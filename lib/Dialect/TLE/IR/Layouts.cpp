@@ -2,16 +2,16 @@
 
 #include "tle/Dialect/TLE/IR/Layouts.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Support/Hopper.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 namespace {
-constexpr int64_t kWarpSize = TLEDialect::kWarpSize;
-static_assert(kWarpGroupThreads == kWarpSize * TLEDialect::kWarpsPerWarpGroup);
 /// Rows of one warp's part of a wgmma tile.
 constexpr int64_t kMmaWarpRows = 16;
 /// Columns of one accumulator register group (two registers per thread).
@@ -25,21 +25,21 @@ int64_t ThreadMap::evaluateBase(int64_t tid, unsigned dim) const {
   return value;
 }
 
-bool tle::isDistributedLayout(Attribute encoding) {
+bool mlir::tle::isDistributedLayout(Attribute encoding) {
   return isa_and_nonnull<MmaLayoutAttr, MmaOperandLayoutAttr, SliceLayoutAttr,
                          BlockedLayoutAttr>(encoding);
 }
 
-ArrayRef<int64_t> tle::getWarpGroupGrid(Attribute layout) {
+ArrayRef<int64_t> mlir::tle::getWarpGroupGrid(Attribute layout) {
   if (auto mma = dyn_cast<MmaLayoutAttr>(layout))
     return mma.getWarpGroups();
   return cast<MmaOperandLayoutAttr>(layout).getWarpGroups();
 }
 
-int64_t tle::getNumThreads(Attribute layout) {
+int64_t mlir::tle::getNumThreads(Attribute layout) {
   if (isa<MmaLayoutAttr, MmaOperandLayoutAttr>(layout)) {
     ArrayRef<int64_t> grid = getWarpGroupGrid(layout);
-    return grid[0] * grid[1] * kWarpGroupThreads;
+    return grid[0] * grid[1] * hopper::kWarpGroupThreads;
   }
   if (auto slice = dyn_cast<SliceLayoutAttr>(layout))
     return getNumThreads(slice.getParent());
@@ -47,7 +47,7 @@ int64_t tle::getNumThreads(Attribute layout) {
   int64_t warps = 1;
   for (int64_t w : blocked.getWarps())
     warps *= w;
-  return warps * kWarpSize;
+  return warps * hopper::kWarpSize;
 }
 
 /// The thread map of an #tle.mma (`operand` false) or #tle.mma_operand
@@ -58,14 +58,14 @@ static ThreadMap getMmaThreadMap(ArrayRef<int64_t> grid,
   int64_t gm = grid[0], gn = grid[1];
   int64_t columns = operand ? shape[1] : shape[1] / gn;
   ThreadMap map;
-  map.numThreads = gm * gn * kWarpGroupThreads;
+  map.numThreads = gm * gn * hopper::kWarpGroupThreads;
   map.base.resize(2);
-  map.base[0] = {{kWarpGroupThreads * gn, gm, kMmaRows},
-                 {kWarpSize, TLEDialect::kWarpsPerWarpGroup, kMmaWarpRows},
+  map.base[0] = {{hopper::kWarpGroupThreads * gn, gm, kMmaRows},
+                 {hopper::kWarpSize, hopper::kWarpsPerWarpGroup, kMmaWarpRows},
                  {4, 8, 1}};
   map.base[1] = {{1, 4, 2}};
   if (!operand)
-    map.base[1].push_back({kWarpGroupThreads, gn, columns});
+    map.base[1].push_back({hopper::kWarpGroupThreads, gn, columns});
   for (int64_t group = 0; group < columns / kMmaColumnGroup; ++group)
     for (int64_t row : {0, 8})
       for (int64_t column : {0, 1})
@@ -83,7 +83,7 @@ static ThreadMap getBlockedThreadMap(BlockedLayoutAttr layout,
   ThreadMap map;
   map.numThreads = getNumThreads(layout);
   map.base.resize(rank);
-  int64_t threadDiv = 1, warpDiv = kWarpSize;
+  int64_t threadDiv = 1, warpDiv = hopper::kWarpSize;
   for (unsigned d = rank; d-- > 0;) {
     map.base[d] = {{threadDiv, threads[d], perThread[d]},
                    {warpDiv, warps[d], perThread[d] * threads[d]}};
@@ -166,7 +166,7 @@ static ThreadMap getThreadMap(Attribute layout, ArrayRef<int64_t> shape) {
   return getBlockedThreadMap(cast<BlockedLayoutAttr>(layout), shape);
 }
 
-ThreadMap tle::getThreadMap(RankedTensorType type) {
+ThreadMap mlir::tle::getThreadMap(RankedTensorType type) {
   return ::getThreadMap(type.getEncoding(), type.getShape());
 }
 
@@ -217,8 +217,8 @@ static LogicalResult verifyShape(Attribute layout, ArrayRef<int64_t> shape,
 }
 
 LogicalResult
-tle::verifyDistributedType(RankedTensorType type,
-                           function_ref<InFlightDiagnostic()> emitError) {
+mlir::tle::verifyDistributedType(RankedTensorType type,
+                                 function_ref<InFlightDiagnostic()> emitError) {
   Attribute layout = type.getEncoding();
   if (!isDistributedLayout(layout))
     return emitError() << "expects a tensor with a TLE layout (#tle.mma, "
@@ -235,7 +235,8 @@ tle::verifyDistributedType(RankedTensorType type,
 
 /// Whether every thread holds the same elements of `a` and `b` in the same
 /// order, replicated layouts repeating over the larger thread count.
-bool tle::keepsEveryElementInPlace(RankedTensorType a, RankedTensorType b) {
+bool mlir::tle::keepsEveryElementInPlace(RankedTensorType a,
+                                         RankedTensorType b) {
   ThreadMap mapA = getThreadMap(a), mapB = getThreadMap(b);
   if (mapA.offsets != mapB.offsets)
     return false;

@@ -467,10 +467,6 @@ LogicalResult MBarrierArriveOp::verify() {
   if ((getForm() == ArriveForm::ExpectTx) != getTxBytes().has_value())
     return emitOpError("takes transaction bytes exactly when its form is "
                        "expect_tx");
-  if (getTxBytes() && (*getTxBytes() <= 0 || *getTxBytes() >= (1 << 20)))
-    return emitOpError("expects ")
-           << *getTxBytes() << " transaction bytes; an mbarrier phase "
-           << "takes 1 to 2^20 - 1";
   return verifyBarrierAccess(*this, getBarriers().getType(), getIndex());
 }
 

@@ -1,6 +1,7 @@
 //===- TLEDialect.cpp - TLE dialect registration, types and attributes ----===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -10,6 +11,7 @@
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 #include "tle/Dialect/TLE/IR/TLEDialect.cpp.inc"
 #include "tle/Dialect/TLE/IR/TLEEnums.cpp.inc"
@@ -95,7 +97,7 @@ LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
-std::optional<int64_t> tle::getBufferByteSize(MemRefType type) {
+std::optional<int64_t> mlir::tle::getBufferByteSize(MemRefType type) {
   Type element = type.getElementType();
   int64_t lanes = 1;
   if (auto vector = dyn_cast<VectorType>(element)) {
@@ -110,13 +112,13 @@ std::optional<int64_t> tle::getBufferByteSize(MemRefType type) {
          llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
 }
 
-bool tle::isSharedMemorySpace(Attribute memorySpace) {
+bool mlir::tle::isSharedMemorySpace(Attribute memorySpace) {
   if (isa_and_nonnull<SharedSpaceAttr>(memorySpace))
     return true;
   if (auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(memorySpace))
     return gpuSpace.getValue() == gpu::AddressSpace::Workgroup;
   if (auto intSpace = dyn_cast_or_null<IntegerAttr>(memorySpace))
-    return intSpace.getInt() == 3;
+    return intSpace.getInt() == hopper::kSharedAddressSpace;
   return false;
 }
 
@@ -137,7 +139,7 @@ std::string PipeLifecycleOpInterface::describeSide() {
   return "writer";
 }
 
-int64_t tle::getSwizzleBytes(MemRefType type) {
+int64_t mlir::tle::getSwizzleBytes(MemRefType type) {
   if (auto space = dyn_cast_or_null<SharedSpaceAttr>(type.getMemorySpace()))
     return space.getSwizzle();
   return 0;
@@ -163,8 +165,7 @@ verifyWarpGroupGrid(function_ref<InFlightDiagnostic()> emitError,
                     ArrayRef<int64_t> grid) {
   if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1)
     return emitError() << "warp_groups must be two positive counts [gm, gn]";
-  if (grid[0] * grid[1] * TLEDialect::kWarpsPerWarpGroup >
-      TLEDialect::kMaxWarpsPerCTA)
+  if (grid[0] * grid[1] * hopper::kWarpsPerWarpGroup > hopper::kMaxWarpsPerCTA)
     return emitError() << "warp_groups [" << grid[0] << ", " << grid[1]
                        << "] needs more warps than a CTA has";
   return success();
@@ -213,10 +214,10 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     threadCount *= t;
     warpCount *= w;
   }
-  if (threadCount != TLEDialect::kWarpSize)
-    return emitError() << "threads must multiply to the warp size (32), got "
-                       << threadCount;
-  if (warpCount > TLEDialect::kMaxWarpsPerCTA)
+  if (threadCount != hopper::kWarpSize)
+    return emitError() << "threads must multiply to the warp size ("
+                       << hopper::kWarpSize << "), got " << threadCount;
+  if (warpCount > hopper::kMaxWarpsPerCTA)
     return emitError() << "warps multiply to " << warpCount
                        << ", more than a CTA has";
   return success();
@@ -226,8 +227,9 @@ LogicalResult
 TensorMapType::verify(function_ref<InFlightDiagnostic()> emitError,
                       ArrayRef<int64_t> box, Type elementType,
                       int64_t swizzle) {
-  if (box.empty() || box.size() > 5)
-    return emitError() << "a TMA box has 1 to 5 dimensions, got " << box.size();
+  if (box.empty() || box.size() > hopper::kMaxTensorMapRank)
+    return emitError() << "a TMA box has 1 to " << hopper::kMaxTensorMapRank
+                       << " dimensions, got " << box.size();
   if (llvm::any_of(box, [](int64_t e) { return e < 1 || e > 256; }))
     return emitError() << "TMA box dimensions are 1..256";
   if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() % 8)

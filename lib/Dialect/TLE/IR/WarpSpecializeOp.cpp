@@ -2,6 +2,7 @@
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/IR/WarpLayout.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -11,31 +12,32 @@
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 //===----------------------------------------------------------------------===//
 // Layout
 //===----------------------------------------------------------------------===//
 
 unsigned WarpLayout::getNumThreads() const {
-  return numWarps * TLEDialect::kWarpSize;
+  return numWarps * hopper::kWarpSize;
 }
 
-WarpLayout tle::computeWarpLayout(WarpSpecializeOp op) {
+WarpLayout mlir::tle::computeWarpLayout(WarpSpecializeOp op) {
   WarpLayout layout;
   unsigned next = 0;
   for (int32_t warps : op.getPartitionNumWarps()) {
-    unsigned align = std::min<unsigned>(warps, TLEDialect::kWarpsPerWarpGroup);
+    unsigned align = std::min<unsigned>(warps, hopper::kWarpsPerWarpGroup);
     unsigned first = llvm::alignTo(next, align);
     layout.partitions.push_back({first, static_cast<unsigned>(warps)});
     next = first + warps;
   }
-  layout.numWarps = llvm::alignTo(next, TLEDialect::kWarpsPerWarpGroup);
+  layout.numWarps = llvm::alignTo(next, hopper::kWarpsPerWarpGroup);
   layout.warpGroupPartitions.resize(layout.numWarps /
-                                    TLEDialect::kWarpsPerWarpGroup);
+                                    hopper::kWarpsPerWarpGroup);
   for (auto [i, placement] : llvm::enumerate(layout.partitions)) {
-    unsigned firstGroup = placement.firstWarp / TLEDialect::kWarpsPerWarpGroup;
+    unsigned firstGroup = placement.firstWarp / hopper::kWarpsPerWarpGroup;
     unsigned lastGroup = (placement.firstWarp + placement.numWarps - 1) /
-                         TLEDialect::kWarpsPerWarpGroup;
+                         hopper::kWarpsPerWarpGroup;
     for (unsigned g = firstGroup; g <= lastGroup; ++g)
       layout.warpGroupPartitions[g].push_back(i);
   }
@@ -49,32 +51,31 @@ WarpLayout tle::computeWarpLayout(WarpSpecializeOp op) {
   return layout;
 }
 
-unsigned tle::getEntryRegisters(unsigned numThreads) {
-  unsigned registers =
-      std::min(TLEDialect::kRegistersPerCTA / std::max(numThreads, 1u), 255u);
-  return registers - registers % TLEDialect::kRegisterGranule;
+unsigned mlir::tle::getEntryRegisters(unsigned numThreads) {
+  unsigned registers = std::min<int64_t>(
+      hopper::kRegistersPerSM / std::max(numThreads, 1u), 255);
+  return registers - registers % hopper::kRegisterGranule;
 }
 
-unsigned tle::getRegisterCapacity(unsigned numThreads) {
+unsigned mlir::tle::getRegisterCapacity(unsigned numThreads) {
   return getEntryRegisters(numThreads) * numThreads;
 }
 
-SmallVector<unsigned> tle::deriveWarpGroupRegisters(const WarpLayout &layout) {
-  unsigned threadsPerGroup =
-      TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
+SmallVector<unsigned>
+mlir::tle::deriveWarpGroupRegisters(const WarpLayout &layout) {
   unsigned perThreadPool =
-      getRegisterCapacity(layout.getNumThreads()) / threadsPerGroup;
+      getRegisterCapacity(layout.getNumThreads()) / hopper::kWarpGroupThreads;
   unsigned requestedSum = 0, unrequested = 0;
   for (unsigned registers : layout.requestedRegisters) {
     requestedSum += registers;
     unrequested += registers == 0;
   }
-  unsigned share = TLEDialect::kMinRegisters;
+  unsigned share = hopper::kMinRegisters;
   if (unrequested && perThreadPool > requestedSum) {
     share = (perThreadPool - requestedSum) / unrequested;
-    share -= share % TLEDialect::kRegisterGranule;
-    share = std::clamp<unsigned>(share, TLEDialect::kMinRegisters,
-                                 TLEDialect::kMaxRegisters);
+    share -= share % hopper::kRegisterGranule;
+    share = std::clamp<unsigned>(share, hopper::kMinRegisters,
+                                 hopper::kMaxRegisters);
   }
   SmallVector<unsigned> budgets;
   for (unsigned registers : layout.requestedRegisters)
@@ -218,12 +219,12 @@ LogicalResult WarpSpecializeOp::verify() {
            << numPartitions << " partitions";
   if ((*this)->getParentOfType<WarpSpecializeOp>())
     return emitOpError("cannot be nested in another tle.warp_specialize");
-  if (numPartitions > TLEDialect::kNumNamedBarriers - 1)
+  if (numPartitions > hopper::kNumNamedBarriers - 1)
     return emitOpError("has ")
            << numPartitions << " partitions, but each partition needs a "
-           << "named barrier and a CTA has " << TLEDialect::kNumNamedBarriers
+           << "named barrier and a CTA has " << hopper::kNumNamedBarriers
            << " (id 0 is the CTA-wide barrier), so at most "
-           << TLEDialect::kNumNamedBarriers - 1 << " partitions fit";
+           << hopper::kNumNamedBarriers - 1 << " partitions fit";
 
   llvm::StringSet<> names;
   for (unsigned i = 0; i < numPartitions; ++i) {
@@ -239,37 +240,34 @@ LogicalResult WarpSpecializeOp::verify() {
              << getPartitionLabel(i) << "' has " << warps
              << " warps; warps per partition must be a positive power of two";
     int32_t registers = getRequestedRegisters()[i];
-    if (registers != 0 &&
-        (registers < static_cast<int32_t>(TLEDialect::kMinRegisters) ||
-         registers > static_cast<int32_t>(TLEDialect::kMaxRegisters) ||
-         registers % TLEDialect::kRegisterGranule != 0))
+    if (registers != 0 && (registers < hopper::kMinRegisters ||
+                           registers > hopper::kMaxRegisters ||
+                           registers % hopper::kRegisterGranule != 0))
       return emitOpError("partition '")
              << getPartitionLabel(i) << "' requests " << registers
              << " registers; setmaxnreg takes a multiple of "
-             << TLEDialect::kRegisterGranule << " in "
-             << TLEDialect::kMinRegisters << ".." << TLEDialect::kMaxRegisters;
+             << hopper::kRegisterGranule << " in " << hopper::kMinRegisters
+             << ".." << hopper::kMaxRegisters;
   }
 
   WarpLayout layout = computeWarpLayout(*this);
-  if (layout.numWarps > TLEDialect::kMaxWarpsPerCTA)
+  if (layout.numWarps > hopper::kMaxWarpsPerCTA)
     return emitOpError("places its partitions on ")
            << layout.numWarps << " warps (" << layout.getNumThreads()
-           << " threads) but a CTA holds at most "
-           << TLEDialect::kMaxWarpsPerCTA << " warps";
+           << " threads) but a CTA holds at most " << hopper::kMaxWarpsPerCTA
+           << " warps";
   if (failed(verifyWarpGroupBudgets(*this, layout)))
     return failure();
   // Unrequested warp groups count at the smallest budget setmaxnreg allows:
   // whatever the compiler picks for them, it cannot be less.
-  unsigned threadsPerGroup =
-      TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
   unsigned total = 0;
   std::string breakdown;
   for (auto [group, budget] : llvm::enumerate(layout.requestedRegisters)) {
-    unsigned registers = budget ? budget : TLEDialect::kMinRegisters;
-    total += registers * threadsPerGroup;
+    unsigned registers = budget ? budget : hopper::kMinRegisters;
+    total += registers * hopper::kWarpGroupThreads;
     breakdown += (group ? ", " : "") + std::string("warp group ") +
                  std::to_string(group) + ": " + std::to_string(registers) +
-                 " x " + std::to_string(threadsPerGroup);
+                 " x " + std::to_string(hopper::kWarpGroupThreads);
   }
   unsigned threads = layout.getNumThreads();
   if (total > getRegisterCapacity(threads))
@@ -290,7 +288,7 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
       return emitOpError("partition '")
              << getPartitionLabel(i) << "' must end in tle.warp_return";
   for (unsigned i = 0, e = getNumPartitions(); i < e; ++i) {
-    if (getPartitionNumWarps()[i] % TLEDialect::kWarpsPerWarpGroup == 0)
+    if (getPartitionNumWarps()[i] % hopper::kWarpsPerWarpGroup == 0)
       continue;
     WalkResult found = getPartitionRegion(i).walk([](Operation *op) {
       return isa<NVVM::WgmmaMmaAsyncOp>(op) ? WalkResult::interrupt()
@@ -300,7 +298,8 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
       return emitOpError("partition '")
              << getPartitionLabel(i) << "' issues warp-group MMA but has "
              << getPartitionNumWarps()[i]
-             << " warps; warp-group MMA needs a multiple of 4 warps";
+             << " warps; warp-group MMA needs a multiple of "
+             << hopper::kWarpsPerWarpGroup << " warps";
   }
   return success();
 }

@@ -13,6 +13,7 @@
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -31,20 +32,12 @@ namespace mlir::tle {
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
-/// Function attribute with the kernel's dynamic shared memory in bytes.
-
-/// The most shared memory one CTA may use on sm_90 (227 KiB).
-static constexpr int64_t kMaxSharedMemoryBytes = 232448;
-
-/// 128-byte swizzled tiles repeat their pattern every 1024 bytes; TMA and
-/// wgmma descriptors assume a tile starts on such a boundary.
-static constexpr int64_t kTileAlignment = 1024;
-/// mbarriers are 8-byte objects that need only their natural alignment.
-static constexpr int64_t kMBarrierAlignment = 8;
-/// Everything else starts on a 128-byte line (all 32 banks), so that its
-/// bank mapping and 16-byte vector alignment do not depend on the buffers
-/// placed before it.
+/// Besides swizzled tiles (hopper::kSwizzledTileAlignment) and mbarriers
+/// (their natural alignment, hopper::kMBarrierBytes), everything starts on
+/// a 128-byte line (all 32 banks), so that its bank mapping and 16-byte
+/// vector alignment do not depend on the buffers placed before it.
 static constexpr int64_t kDefaultAlignment = 128;
 
 namespace {
@@ -140,8 +133,8 @@ static std::optional<Placement> describe(SharedAllocOp alloc, unsigned index) {
   bool tiles = getSwizzleBytes(type) != 0 || holdsTiles(alloc.getBuffer());
   // An i64 array that TMA or the tensor cores touch holds data, not barriers.
   bool isMBarrierArray = isMBarrierArrayType(type) && !tiles;
-  int64_t alignment = tiles             ? kTileAlignment
-                      : isMBarrierArray ? kMBarrierAlignment
+  int64_t alignment = tiles             ? hopper::kSwizzledTileAlignment
+                      : isMBarrierArray ? hopper::kMBarrierBytes
                                         : kDefaultAlignment;
   // An explicit alignment can only raise what the users need.
   if (std::optional<uint64_t> explicitAlignment = alloc.getAlignment())
@@ -222,7 +215,7 @@ static void reportOverflow(FunctionOpInterface func,
   InFlightDiagnostic diag = func.emitError()
                             << "kernel '@" << func.getName() << "' needs "
                             << total << " bytes of shared memory, over the "
-                            << kMaxSharedMemoryBytes
+                            << hopper::kMaxSharedMemoryBytes
                             << " (227 KiB) an sm_90 CTA can use:";
   auto fields = collectFieldLabels(func);
   for (const Placement &p : buffers)
@@ -237,7 +230,7 @@ static LogicalResult allocate(FunctionOpInterface func) {
   if (failed(buffers))
     return failure();
   int64_t total = place(*buffers);
-  if (total > kMaxSharedMemoryBytes) {
+  if (total > hopper::kMaxSharedMemoryBytes) {
     reportOverflow(func, *buffers, total);
     return failure();
   }
@@ -256,7 +249,7 @@ static LogicalResult allocate(FunctionOpInterface func) {
 
 namespace {
 struct AllocateSharedMemoryPass
-    : tle::impl::TLEAllocateSharedMemoryBase<AllocateSharedMemoryPass> {
+    : mlir::tle::impl::TLEAllocateSharedMemoryBase<AllocateSharedMemoryPass> {
   using Base::Base;
 
   void runOnOperation() override {

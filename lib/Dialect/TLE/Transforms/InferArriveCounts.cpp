@@ -10,6 +10,7 @@
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -24,6 +25,7 @@ namespace mlir::tle {
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 namespace {
 
@@ -46,7 +48,7 @@ public:
 
 private:
   unsigned threadsOf(unsigned partition) {
-    return ws.getPartitionNumWarps()[partition] * TLEDialect::kWarpSize;
+    return ws.getPartitionNumWarps()[partition] * hopper::kWarpSize;
   }
   StringAttr labelOf(unsigned partition) {
     return StringAttr::get(ws.getContext(), ws.getPartitionLabel(partition));
@@ -246,7 +248,7 @@ FailureOr<ArrayAttr> PipeBarrierBuilder::build() {
 
 namespace {
 struct InferArriveCountsPass
-    : tle::impl::TLEInferArriveCountsBase<InferArriveCountsPass> {
+    : mlir::tle::impl::TLEInferArriveCountsBase<InferArriveCountsPass> {
   using Base::Base;
 
   void runOnOperation() override {

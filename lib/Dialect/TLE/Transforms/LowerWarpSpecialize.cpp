@@ -9,6 +9,7 @@
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,6 +27,7 @@ namespace mlir::tle {
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 namespace {
 
@@ -39,14 +41,15 @@ struct Cluster {
 
 SmallVector<Cluster> computeClusters(const WarpLayout &layout,
                                      ArrayRef<unsigned> budgets) {
-  constexpr unsigned kGroup = TLEDialect::kWarpsPerWarpGroup;
   SmallVector<Cluster> clusters;
   for (auto [p, placement] : llvm::enumerate(layout.partitions)) {
-    unsigned first = placement.firstWarp / kGroup * kGroup;
-    unsigned end =
-        llvm::alignTo(placement.firstWarp + placement.numWarps, kGroup);
+    unsigned first =
+        llvm::alignDown(placement.firstWarp, hopper::kWarpsPerWarpGroup);
+    unsigned end = llvm::alignTo(placement.firstWarp + placement.numWarps,
+                                 hopper::kWarpsPerWarpGroup);
     if (clusters.empty() || first >= clusters.back().endWarp)
-      clusters.push_back({first, end, budgets[first / kGroup], {}});
+      clusters.push_back(
+          {first, end, budgets[first / hopper::kWarpsPerWarpGroup], {}});
     clusters.back().endWarp = std::max(clusters.back().endWarp, end);
     clusters.back().partitions.push_back(p);
   }
@@ -91,8 +94,8 @@ Value WarpSpecializeLowering::warpBelow(unsigned bound) {
 void WarpSpecializeLowering::localize(iterator_range<Block::iterator> ops,
                                       unsigned p) {
   Location loc = ws.getLoc();
-  unsigned firstThread = layout.partitions[p].firstWarp * TLEDialect::kWarpSize;
-  unsigned threads = layout.partitions[p].numWarps * TLEDialect::kWarpSize;
+  unsigned firstThread = layout.partitions[p].firstWarp * hopper::kWarpSize;
+  unsigned threads = layout.partitions[p].numWarps * hopper::kWarpSize;
   SmallVector<Operation *> toErase;
   auto rewrite = [&](Operation *op) {
     OpBuilder::InsertionGuard guard(b);
@@ -145,9 +148,8 @@ void WarpSpecializeLowering::emitPartitions(ArrayRef<unsigned> partitions) {
     return;
   unsigned p = partitions.front();
   const PartitionPlacement &placement = layout.partitions[p];
-  bool lastCoversRest =
-      partitions.size() == 1 &&
-      placement.numWarps % TLEDialect::kWarpsPerWarpGroup == 0;
+  bool lastCoversRest = partitions.size() == 1 &&
+                        placement.numWarps % hopper::kWarpsPerWarpGroup == 0;
   if (lastCoversRest) {
     inlinePartition(p);
     return;
@@ -223,7 +225,7 @@ void WarpSpecializeLowering::run() {
   tid = gpu::ThreadIdOp::create(b, ws.getLoc(), gpu::Dimension::x);
   warp = arith::DivUIOp::create(
       b, ws.getLoc(), tid,
-      arith::ConstantIndexOp::create(b, ws.getLoc(), TLEDialect::kWarpSize));
+      arith::ConstantIndexOp::create(b, ws.getLoc(), hopper::kWarpSize));
   SmallVector<Cluster> clusters = computeClusters(layout, budgets);
   singleCluster = clusters.size() == 1;
   emitClusters(clusters);
@@ -248,7 +250,7 @@ static LogicalResult checkPlacement(WarpSpecializeOp ws) {
 
 namespace {
 struct LowerWarpSpecializePass
-    : tle::impl::TLELowerWarpSpecializeBase<LowerWarpSpecializePass> {
+    : mlir::tle::impl::TLELowerWarpSpecializeBase<LowerWarpSpecializePass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -10,6 +10,7 @@
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/FileUtilities.h"
@@ -25,6 +26,7 @@ namespace mlir::tle {
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
 namespace {
 
@@ -65,9 +67,6 @@ struct KernelPlan {
   int64_t bufferBytes = 0, barrierBytes = 0;
 };
 
-/// mbarriers are 8-byte objects in shared memory.
-constexpr int64_t kMBarrierBytes = 8;
-
 /// Verified buffers have a byte size.
 int64_t getByteSize(MemRefType type) { return *getBufferByteSize(type); }
 
@@ -104,16 +103,14 @@ FailureOr<KernelPlan> buildPlan(WarpSpecializeOp ws) {
 
   WarpLayout layout = computeWarpLayout(ws);
   SmallVector<unsigned> budgets = deriveWarpGroupRegisters(layout);
-  unsigned threadsPerGroup =
-      TLEDialect::kWarpSize * TLEDialect::kWarpsPerWarpGroup;
   plan.warpGroups = layout.getNumWarpGroups();
   plan.threads = layout.getNumThreads();
   plan.registerCapacity = getRegisterCapacity(plan.threads);
   plan.registers = 0;
   for (unsigned budget : budgets)
-    plan.registers += budget * threadsPerGroup;
+    plan.registers += budget * hopper::kWarpGroupThreads;
   for (auto [i, placement] : llvm::enumerate(layout.partitions)) {
-    unsigned group = placement.firstWarp / TLEDialect::kWarpsPerWarpGroup;
+    unsigned group = placement.firstWarp / hopper::kWarpsPerWarpGroup;
     plan.partitions.push_back({ws.getPartitionLabel(i), placement.numWarps,
                                placement.firstWarp, budgets[group],
                                static_cast<unsigned>(i) + 1,
@@ -147,7 +144,8 @@ FailureOr<KernelPlan> buildPlan(WarpSpecializeOp ws) {
       plan.barriers.push_back(
           {getBarrierName(pipe.getName(), barrier, numFree > 1), barrier,
            pipe.getCapacityAttr().getInt()});
-      plan.barrierBytes += kMBarrierBytes * pipe.getCapacityAttr().getInt();
+      plan.barrierBytes +=
+          hopper::kMBarrierBytes * pipe.getCapacityAttr().getInt();
     }
   }
 
@@ -271,7 +269,7 @@ llvm::json::Value toJson(const KernelPlan &plan) {
       {"warp_groups", plan.warpGroups},
       {"threads", plan.threads},
       {"registers", plan.registers},
-      {"register_file", TLEDialect::kRegistersPerCTA},
+      {"register_file", hopper::kRegistersPerSM},
       {"register_capacity", plan.registerCapacity},
       {"partitions", std::move(partitions)},
       {"pipes", std::move(pipes)},
@@ -282,7 +280,7 @@ llvm::json::Value toJson(const KernelPlan &plan) {
                           {"total", plan.bufferBytes + plan.barrierBytes}}}};
 }
 
-struct SyncPlanPass : tle::impl::TLESyncPlanBase<SyncPlanPass> {
+struct SyncPlanPass : mlir::tle::impl::TLESyncPlanBase<SyncPlanPass> {
   using Base::Base;
 
   void runOnOperation() override {

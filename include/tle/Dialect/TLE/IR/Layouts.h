@@ -19,8 +19,7 @@
 
 namespace mlir::tle {
 
-/// Threads of one warp group, and the rows of the wgmma tile it computes.
-constexpr int64_t kWarpGroupThreads = 128;
+/// The rows of the wgmma tile one warp group computes.
 constexpr int64_t kMmaRows = 64;
 
 /// One term of a thread's base coordinate: ((tid / div) % mod) * mul.

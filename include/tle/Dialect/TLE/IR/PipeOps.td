@@ -262,6 +262,14 @@ def TLE_SlotOp : TLE_Op<"slot", [Pure]> {
 
 def TLE_MBarrierArray : MemRefRankOf<[I64], [1]>;
 
+/// What one phase of an mbarrier counts, arrivals or transaction bytes:
+/// 1 to 2^20 - 1 (PTX ISA, mbarrier).
+def TLE_MBarrierCountAttr : ConfinedAttr<I64Attr, [AttrConstraint<
+    CPred<"::llvm::cast<::mlir::IntegerAttr>($_self).getInt() >= 1 && "
+          "::llvm::cast<::mlir::IntegerAttr>($_self).getInt() <= "
+          "::tle::hopper::kMaxMBarrierCount">,
+    "whose value is 1 to 2^20 - 1, what an mbarrier phase counts">]>;
+
 class TLE_MBarrierOp<string mnemonic, list<Trait> traits = []>
     : TLE_Op<"mbarrier_" # mnemonic, traits> {
   let hasVerifier = 1;
@@ -280,7 +288,7 @@ def TLE_MBarrierInitOp : TLE_MBarrierOp<"init"> {
     ```
   }];
   let arguments = (ins TLE_MBarrierArray:$barriers, Index:$index,
-                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$count);
+                       TLE_MBarrierCountAttr:$count);
   let assemblyFormat = [{
     $barriers `[` $index `]` `count` $count attr-dict `:` type($barriers)
   }];
@@ -323,7 +331,8 @@ def TLE_MBarrierArriveOp : TLE_MBarrierOp<"arrive"> {
     ```
   }];
   let arguments = (ins TLE_ArriveFormAttr:$form, TLE_MBarrierArray:$barriers,
-                       Index:$index, OptionalAttr<I64Attr>:$txBytes);
+                       Index:$index,
+                       OptionalAttr<TLE_MBarrierCountAttr>:$txBytes);
   let assemblyFormat = [{
     $barriers `[` $index `]` `` $form ($txBytes^)? attr-dict `:`
     type($barriers)

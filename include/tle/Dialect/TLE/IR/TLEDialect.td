@@ -57,18 +57,6 @@ def TLE_Dialect : Dialect {
     /// On a kernel function: how its grid follows from the problem, for the
     /// kernel's metadata (free text written by the author).
     static constexpr ::llvm::StringLiteral kGridAttrName = "tle.grid";
-    /// Named barrier 0 synchronizes the whole CTA (`bar.sync 0`); every
-    /// partition gets one of the remaining ids for its local barrier.
-    static constexpr unsigned kNumNamedBarriers = 16;
-    /// Registers in one SM's register file available to a CTA.
-    static constexpr unsigned kRegistersPerCTA = 65536;
-    /// `setmaxnreg` bounds and granularity (PTX ISA, setmaxnreg).
-    static constexpr unsigned kMinRegisters = 24;
-    static constexpr unsigned kMaxRegisters = 256;
-    static constexpr unsigned kRegisterGranule = 8;
-    static constexpr unsigned kWarpSize = 32;
-    static constexpr unsigned kWarpsPerWarpGroup = 4;
-    static constexpr unsigned kMaxWarpsPerCTA = 32;
   }];
 }
 

@@ -33,7 +33,7 @@ struct ConvertLayoutOpLowering : OpConversionPattern<ConvertLayoutOp> {
     bool trailing = needsTrailingBarrier(op);
     Type element = from.getElementType();
     SmallVector<int64_t> shape(from.getShape());
-    shape.back() += kMaxAccessBytes / getElementBytes(element);
+    shape.back() += hopper::kMaxAccessBytes / getElementBytes(element);
     Value scratch = createScratch(rewriter, op, shape, element);
     emitTileStore(rewriter, loc, adaptor.getSource(), from, scratch);
     gpu::BarrierOp::create(rewriter, loc);

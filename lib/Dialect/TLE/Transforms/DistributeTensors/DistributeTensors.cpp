@@ -31,7 +31,7 @@ using namespace mlir::tle::distribute;
 
 namespace {
 struct TLEDistributeTensorsPass
-    : tle::impl::TLEDistributeTensorsBase<TLEDistributeTensorsPass> {
+    : mlir::tle::impl::TLEDistributeTensorsBase<TLEDistributeTensorsPass> {
   /// A layout must cover its partition's threads a whole number of times:
   /// over fewer threads it repeats, over more some of its elements would
   /// belong to threads that do not exist.

@@ -44,7 +44,7 @@ static bool isExchange(Operation *op) {
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     ThreadMap source = getThreadMap(reduce.getSource().getType());
     return llvm::any_of(source.base[reduce.getDim()], [](const IndexTerm &t) {
-      return t.mod > 1 && t.div >= kWarpSize;
+      return t.mod > 1 && t.div >= hopper::kWarpSize;
     });
   }
   return false;

@@ -41,15 +41,15 @@ struct Gather {
 static SmallVector<Value> loadRowIndices(OpBuilder &b, Location loc,
                                          GatherRowsOp op, Value indices,
                                          const Gather &g) {
-  Value lane =
-      arith::RemUIOp::create(b, loc, g.tid, createIndex(b, loc, kWarpSize));
+  Value lane = arith::RemUIOp::create(b, loc, g.tid,
+                                      createIndex(b, loc, hopper::kWarpSize));
   SmallVector<Value> rowIndices;
   if (!indices)
     return rowIndices;
   // Already in registers, lane l holding rows l, l + 32, ...
   if (isa<RankedTensorType>(op.getIndices().getType()))
     return extractElements(b, loc, indices);
-  for (int64_t base = 0; base < g.rows; base += kWarpSize) {
+  for (int64_t base = 0; base < g.rows; base += hopper::kWarpSize) {
     // Lanes past the last row reload the last row's index.
     Value r = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, lane, createIndex(b, loc, base)),
@@ -69,10 +69,11 @@ static Value emitSourceRow(OpBuilder &b, Location loc, const Gather &g,
   Type i32 = b.getI32Type();
   Value fromLane = arith::IndexCastOp::create(
       b, loc, i32,
-      arith::RemUIOp::create(b, loc, row, createIndex(b, loc, kWarpSize)));
-  Value width = createI32(b, loc, kWarpSize);
-  Value group =
-      arith::DivUIOp::create(b, loc, row, createIndex(b, loc, kWarpSize));
+      arith::RemUIOp::create(b, loc, row,
+                             createIndex(b, loc, hopper::kWarpSize)));
+  Value width = createI32(b, loc, hopper::kWarpSize);
+  Value group = arith::DivUIOp::create(b, loc, row,
+                                       createIndex(b, loc, hopper::kWarpSize));
   Value index;
   for (auto [i, held] : llvm::enumerate(g.rowIndices)) {
     Value shuffled =
@@ -101,7 +102,7 @@ static void emitPieceCopy(OpBuilder &b, Location loc, const Gather &g,
       b, loc,
       arith::RemUIOp::create(b, loc, piece,
                              createIndex(b, loc, g.piecesPerRow)),
-      createIndex(b, loc, 16 / g.elementBytes));
+      createIndex(b, loc, hopper::kMaxAccessBytes / g.elementBytes));
   Value sourceRow = emitSourceRow(b, loc, g, row);
   // The last round may leave some threads without a piece.
   if (g.pieces % g.threads != 0) {
@@ -121,8 +122,8 @@ static void emitPieceCopy(OpBuilder &b, Location loc, const Gather &g,
       arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, safeRow, g.rowStride), column),
       createIndex(b, loc, g.elementBytes));
-  Value src =
-      getPointer(b, loc, g.sourceAddress, sourceOffset, kGlobalAddressSpace);
+  Value src = getPointer(b, loc, g.sourceAddress, sourceOffset,
+                         hopper::kGlobalAddressSpace);
   Value destOffset;
   if (g.swizzle != 0) {
     destOffset = emitSwizzledLinearOffset(b, loc, row, column, g.rows,
@@ -137,10 +138,12 @@ static void emitPieceCopy(OpBuilder &b, Location loc, const Gather &g,
         createIndex(b, loc, g.elementBytes));
   }
   Value dest = getPointer(b, loc, g.destAddress, destOffset,
-                          kSharedAddressSpace, g.swizzle);
-  Value bytes = arith::SelectOp::create(b, loc, valid, createI32(b, loc, 16),
-                                        createI32(b, loc, 0));
-  NVVM::CpAsyncOp::create(b, loc, dest, src, b.getI32IntegerAttr(16),
+                          hopper::kSharedAddressSpace, g.swizzle);
+  Value bytes = arith::SelectOp::create(
+      b, loc, valid, createI32(b, loc, hopper::kMaxAccessBytes),
+      createI32(b, loc, 0));
+  NVVM::CpAsyncOp::create(b, loc, dest, src,
+                          b.getI32IntegerAttr(hopper::kMaxAccessBytes),
                           NVVM::LoadCacheModifierKindAttr::get(
                               b.getContext(), NVVM::LoadCacheModifierKind::CG),
                           bytes);
@@ -163,7 +166,7 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
     g.elementBytes = getElementBytes(destType.getElementType());
     g.rows = destType.getDimSize(0);
     g.columns = destType.getDimSize(1);
-    g.piecesPerRow = g.columns * g.elementBytes / 16;
+    g.piecesPerRow = g.columns * g.elementBytes / hopper::kMaxAccessBytes;
     g.pieces = g.rows * g.piecesPerRow;
     g.swizzle = getSwizzleBytes(destType);
     auto source =

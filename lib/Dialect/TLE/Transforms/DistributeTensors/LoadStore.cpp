@@ -56,7 +56,8 @@ static SmallVector<Access> planAccesses(const ThreadMap &map,
                                         int64_t elementBytes) {
   // The widest power of two that divides the run: a run starts at a
   // multiple of its length, so such an access is aligned to its size.
-  int64_t width = std::min(map.contiguity, kMaxAccessBytes / elementBytes);
+  int64_t width =
+      std::min(map.contiguity, hopper::kMaxAccessBytes / elementBytes);
   width = std::max<int64_t>(width, 1);
   while (map.contiguity % width != 0 || !llvm::isPowerOf2_64(width))
     --width;
@@ -150,12 +151,14 @@ static SmallVector<TileAccess> emitTileAccesses(OpBuilder &b, Location loc,
     if (shared) {
       Value byteOffset =
           emitSharedOffset(b, loc, memoryType, coordinates, elementBytes);
-      tile.ptr = getPointer(b, loc, address, byteOffset, kSharedAddressSpace,
-                            getSwizzleBytes(memoryType));
+      tile.ptr =
+          getPointer(b, loc, address, byteOffset, hopper::kSharedAddressSpace,
+                     getSwizzleBytes(memoryType));
     } else {
       Value byteOffset = emitGlobalOffset(b, loc, metadata, indices,
                                           coordinates, elementBytes, tile);
-      tile.ptr = getPointer(b, loc, address, byteOffset, kGlobalAddressSpace);
+      tile.ptr =
+          getPointer(b, loc, address, byteOffset, hopper::kGlobalAddressSpace);
       tile.inBounds = tile.emitElementInBounds(b, loc, access.count - 1);
     }
     accesses.push_back(tile);

@@ -13,20 +13,13 @@
 
 #include "tle/Dialect/TLE/IR/Layouts.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
+#include "tle/Support/Hopper.h"
 
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::tle::distribute {
 
-constexpr int64_t kWarpSize = TLEDialect::kWarpSize;
-constexpr int64_t kMaxThreadsPerCTA = kWarpSize * TLEDialect::kMaxWarpsPerCTA;
-/// The widest single memory access a thread makes.
-constexpr int64_t kMaxAccessBytes = 16;
-constexpr unsigned kSharedAddressSpace =
-    static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared);
-constexpr unsigned kGlobalAddressSpace =
-    static_cast<unsigned>(NVVM::NVVMMemorySpace::Global);
+namespace hopper = ::tle::hopper;
 
 //===----------------------------------------------------------------------===//
 // Populate functions, one per op family

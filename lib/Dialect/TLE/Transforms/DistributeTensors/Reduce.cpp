@@ -74,7 +74,7 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
     for (const IndexTerm &term : source.base[dim]) {
       if (term.mod == 1)
         continue;
-      if (term.div >= kWarpSize) {
+      if (term.div >= hopper::kWarpSize) {
         warpTerms.push_back(term);
         continue;
       }
@@ -93,9 +93,10 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
     }
     for (Value &value : partial)
       for (int64_t mask : laneMasks) {
-        Value other = gpu::ShuffleOp::create(rewriter, loc, value, mask,
-                                             kWarpSize, gpu::ShuffleMode::XOR)
-                          .getShuffleResult();
+        Value other =
+            gpu::ShuffleOp::create(rewriter, loc, value, mask,
+                                   hopper::kWarpSize, gpu::ShuffleMode::XOR)
+                .getShuffleResult();
         value = combine(rewriter, loc, op.getKind(), value, other);
       }
     if (!warpTerms.empty())
@@ -138,7 +139,8 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
           coordinate);
       Value bytes = arith::MulIOp::create(rewriter, loc, index,
                                           createIndex(rewriter, loc, 4));
-      return getPointer(rewriter, loc, address, bytes, kSharedAddressSpace);
+      return getPointer(rewriter, loc, address, bytes,
+                        hopper::kSharedAddressSpace);
     };
     for (auto [value, coordinate] : llvm::zip(partial, coordinates))
       LLVM::StoreOp::create(rewriter, loc, value, element(slot, coordinate), 4);

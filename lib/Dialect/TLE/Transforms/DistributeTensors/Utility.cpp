@@ -89,7 +89,7 @@ Value distribute::emitBase(OpBuilder &b, Location loc, const ThreadMap &map,
           arith::DivUIOp::create(b, loc, digit, createIndex(b, loc, term.div));
     // A layout spanning fewer threads than the partition repeats over the
     // rest, so the modulo stays unless no thread id can reach it.
-    if (term.div * term.mod < kMaxThreadsPerCTA)
+    if (term.div * term.mod < hopper::kMaxThreadsPerCTA)
       digit =
           arith::RemUIOp::create(b, loc, digit, createIndex(b, loc, term.mod));
     if (term.mul != 1)
@@ -116,7 +116,8 @@ FailureOr<int64_t> distribute::getPartitionThreads(Operation *op) {
       continue;
     for (unsigned p = 0; p < ws.getNumPartitions(); ++p)
       if (&ws.getPartitionRegion(p) == region)
-        return static_cast<int64_t>(ws.getPartitionNumWarps()[p]) * kWarpSize;
+        return static_cast<int64_t>(ws.getPartitionNumWarps()[p]) *
+               hopper::kWarpSize;
   }
   return failure();
 }

@@ -220,7 +220,8 @@ struct WgmmaOpLowering : OpConversionPattern<WgmmaOp> {
 
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     Value group = arith::DivUIOp::create(
-        rewriter, loc, tid, createIndex(rewriter, loc, kWarpGroupThreads));
+        rewriter, loc, tid,
+        createIndex(rewriter, loc, hopper::kWarpGroupThreads));
     Value rowBlock = arith::RemUIOp::create(
         rewriter, loc,
         arith::DivUIOp::create(rewriter, loc, group,

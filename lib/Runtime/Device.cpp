@@ -11,11 +11,14 @@
 #include "Driver.h"
 #include "TensorMap.h"
 
+#include "tle/Support/Strings.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
+using namespace tle;
 using namespace tle::runtime;
 using namespace tle::runtime::detail;
 
@@ -445,10 +448,10 @@ struct Launch {
 } // namespace
 
 static std::string kernelNames(const Module &module) {
-  std::string names;
+  std::vector<std::string> names;
   for (const KernelInfo &info : module.kernels())
-    names += (names.empty() ? "'" : ", '") + info.name + "'";
-  return names.empty() ? "none" : names;
+    names.push_back("'" + info.name + "'");
+  return names.empty() ? "none" : join(names);
 }
 
 static Status encodeTensorMap(const Driver &driver, const TensorMapEncoding &e,

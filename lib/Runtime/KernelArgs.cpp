@@ -8,8 +8,11 @@
 
 #include "TensorMap.h"
 
+#include "tle/Support/Strings.h"
+
 #include <cstring>
 
+using namespace tle;
 using namespace tle::runtime;
 using detail::TensorMapEncoding;
 
@@ -108,17 +111,10 @@ std::vector<void *> KernelArgs::pointers() {
 }
 
 std::string KernelArgs::describe() const {
-  std::string result;
+  std::vector<std::string> kinds;
   for (const Param &param : params)
-    result += (result.empty() ? "" : ", ") + param.kind;
-  return result;
-}
-
-static std::string joined(const std::vector<std::string> &items) {
-  std::string result;
-  for (const std::string &item : items)
-    result += (result.empty() ? "" : ", ") + item;
-  return result;
+    kinds.push_back(param.kind);
+  return join(kinds);
 }
 
 /// Compares one source argument with its signature entry.
@@ -175,7 +171,7 @@ Status KernelArgs::checkSignature(const KernelInfo &kernel) const {
   if (sourceArgs.size() != kernel.signature.size())
     return Status::error("kernel '" + kernel.name + "' takes " +
                          std::to_string(kernel.signature.size()) +
-                         " arguments (" + joined(kernel.signature) + "), " +
+                         " arguments (" + join(kernel.signature) + "), " +
                          std::to_string(sourceArgs.size()) + " were passed");
   for (size_t i = 0; i < sourceArgs.size(); ++i) {
     const SourceArg &arg = sourceArgs[i];
@@ -194,7 +190,7 @@ Status KernelArgs::checkParams(const KernelInfo &kernel) const {
   if (params.size() != kernel.params.size())
     return Status::error("kernel '" + kernel.name + "' has " +
                          std::to_string(kernel.params.size()) +
-                         " parameters (" + joined(kernel.params) + "), " +
+                         " parameters (" + join(kernel.params) + "), " +
                          std::to_string(params.size()) + " were packed (" +
                          describe() + ")");
   for (size_t i = 0; i < params.size(); ++i)

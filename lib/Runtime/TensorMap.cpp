@@ -7,9 +7,12 @@
 
 #include "TensorMap.h"
 
+#include "tle/Support/Strings.h"
+
 #include <cctype>
 #include <cstdio>
 
+using namespace tle;
 using namespace tle::runtime;
 using namespace tle::runtime::detail;
 
@@ -90,11 +93,11 @@ static Status parseShape(const std::string &shape, TensorMapTypeInfo &info) {
   info.elementType = shape.substr(pos);
   const ElementType *element = findElementType(info.elementType);
   if (!element) {
-    std::string known;
+    std::vector<std::string> known;
     for (const ElementType &type : elementTypes)
-      known += (known.empty() ? "" : ", ") + std::string(type.name);
+      known.push_back(type.name);
     return Status::error("the element type '" + info.elementType +
-                         "' is none of " + known);
+                         "' is none of " + join(known));
   }
   info.elementBytes = element->bytes;
   return Status::ok();

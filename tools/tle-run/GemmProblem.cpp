@@ -8,6 +8,8 @@
 
 #include "GemmProblem.h"
 
+#include "tle/Support/Strings.h"
+
 #include <optional>
 
 using namespace tle;
@@ -24,10 +26,7 @@ static constexpr int64_t kSampledEntries = 4096;
 //===----------------------------------------------------------------------===//
 
 static std::string describeBox(const TensorMapTypeInfo &map) {
-  std::string text;
-  for (int64_t dim : map.box)
-    text += (text.empty() ? "" : "x") + std::to_string(dim);
-  return text;
+  return join(map.box, "x");
 }
 
 /// Signature entry `index`, a tensor map of a 2-d bf16 box.

@@ -6,8 +6,7 @@
 
 #include "Problem.h"
 
-#include <cerrno>
-#include <cstdlib>
+#include "tle/Support/Strings.h"
 
 using namespace tle;
 using namespace tle::run;
@@ -40,13 +39,6 @@ std::vector<std::string> run::getProblemNames() {
   return names;
 }
 
-static std::string joined(const std::vector<std::string> &items) {
-  std::string result;
-  for (const std::string &item : items)
-    result += (result.empty() ? "" : ", ") + item;
-  return result;
-}
-
 Status run::checkShapeKeys(const Shape &shape,
                            const std::vector<std::string> &known,
                            const std::string &problem) {
@@ -56,7 +48,7 @@ Status run::checkShapeKeys(const Shape &shape,
       found |= key == entry.first;
     if (!found)
       return Status::error("problem '" + problem + "' has no shape key '" +
-                           entry.first + "' (it has " + joined(known) + ")");
+                           entry.first + "' (it has " + join(known) + ")");
   }
   return Status::ok();
 }
@@ -67,11 +59,8 @@ Status run::getShapeInt(const Shape &shape, const std::string &key, int64_t min,
   if (it == shape.end())
     return Status::ok();
   const std::string &text = it->second;
-  char *end = nullptr;
-  errno = 0;
-  long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0 || parsed < min ||
-      parsed > max)
+  int64_t parsed;
+  if (!parseInteger(text, parsed) || parsed < min || parsed > max)
     return Status::error("shape key '" + key + "' must be an integer from " +
                          std::to_string(min) + " to " + std::to_string(max) +
                          ", not '" + text + "'");

@@ -9,6 +9,7 @@
 #include "SparseMLAProblem.h"
 
 #include "tle/Problems/SparseMLA.h"
+#include "tle/Support/Strings.h"
 
 #include <algorithm>
 #include <array>
@@ -48,25 +49,6 @@ struct Settings {
 
 using Setter = std::function<bool(const std::string &, Settings &)>;
 } // namespace
-
-static bool parseInteger(const std::string &text, int64_t &value) {
-  char *end = nullptr;
-  errno = 0;
-  long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0)
-    return false;
-  value = parsed;
-  return true;
-}
-
-static bool parseReal(const std::string &text, double &value) {
-  char *end = nullptr;
-  double parsed = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(parsed))
-    return false;
-  value = parsed;
-  return true;
-}
 
 static Setter setInteger(int64_t SparseMLAConfig::*member) {
   return [member](const std::string &text, Settings &settings) {
@@ -133,11 +115,11 @@ static Status applyShape(const Shape &shape, Settings &settings) {
   for (const auto &[key, value] : shape) {
     auto setter = setters.find(key);
     if (setter == setters.end()) {
-      std::string known;
+      std::vector<std::string> known;
       for (const auto &entry : setters)
-        known += (known.empty() ? "" : ", ") + entry.first;
+        known.push_back(entry.first);
       return Status::error("sparse_mla: unknown shape key '" + key +
-                           "' (known: " + known + ")");
+                           "' (known: " + join(known) + ")");
     }
     if (!setter->second(value, settings))
       return Status::error("sparse_mla: bad value '" + value + "' for '" + key +
@@ -283,22 +265,14 @@ static bool matchesLayout(const std::string &layout,
   return strides == getDenseStrides(sizes);
 }
 
-static std::string joinSizes(const std::vector<int64_t> &values,
-                             const char *separator) {
-  std::string text;
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? separator : "") + std::to_string(values[i]);
-  return text;
-}
-
 /// The type the argument must have, with every size known.
 static std::string describeType(const Argument &argument) {
   if (!argument.isMemRef())
     return argument.elementType;
   std::string type =
-      "memref<" + joinSizes(argument.sizes, "x") + "x" + argument.elementType;
+      "memref<" + join(argument.sizes, "x") + "x" + argument.elementType;
   if (argument.strides != getDenseStrides(argument.sizes))
-    type += ", strided<[" + joinSizes(argument.strides, ", ") + "]>";
+    type += ", strided<[" + join(argument.strides, ", ") + "]>";
   return type + ">";
 }
 

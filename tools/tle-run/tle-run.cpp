@@ -14,6 +14,8 @@
 #include "Problem.h"
 #include "Report.h"
 
+#include "tle/Support/Strings.h"
+
 #ifdef TLE_RUN_WITH_COMPILER
 #include "Compile.h"
 #endif
@@ -130,10 +132,10 @@ static Status loadKernel(const Options &options, KernelSource &source) {
 }
 
 static std::string kernelNames(const KernelSource &source) {
-  std::string names;
+  std::vector<std::string> names;
   for (const runtime::KernelInfo &kernel : source.kernels)
-    names += (names.empty() ? "" : ", ") + kernel.name;
-  return names;
+    names.push_back(kernel.name);
+  return join(names);
 }
 
 /// The kernel --kernel names, or the module's only one.
@@ -283,18 +285,11 @@ static int probe(const Options &options) {
   return ExitOk;
 }
 
-static std::string problemNames() {
-  std::string names;
-  for (const std::string &name : getProblemNames())
-    names += (names.empty() ? "" : ", ") + name;
-  return names;
-}
-
 static int runKernel(const Options &options) {
   std::unique_ptr<Problem> problem = createProblem(options.problem);
   if (!problem)
     return fail("unknown problem '" + options.problem +
-                "' (known problems: " + problemNames() + ")");
+                "' (known problems: " + join(getProblemNames()) + ")");
   if (Status s = problem->configure(options.shape); !s)
     return fail(s.message);
   KernelSource source;

@@ -5,21 +5,23 @@ import math
 import pytest
 
 import tle_gemm
+import tle_runtime as rt
 
 
-def test_tensor_map_box():
-    assert tle_gemm.tensor_map_box("!tle.tensor_map<128x64xbf16, swizzle = 128>") == (128, 64)
-    assert tle_gemm.tensor_map_box("!tle.tensor_map<4x8x16xf32,swizzle=0>") == (4, 8, 16)
-    with pytest.raises(ValueError):
-        tle_gemm.tensor_map_box("memref<?x?xbf16>")
+def _map(box):
+    return rt.Arg("tensor_map", f"!tle.tensor_map<{box[0]}x{box[1]}xbf16, swizzle = 128>",
+                  element_type="bf16", box=box, swizzle=128)
 
 
 def test_tile_rows_from_the_signature():
-    signature = ["!tle.tensor_map<128x64xbf16, swizzle = 128>",
-                 "!tle.tensor_map<64x64xbf16, swizzle = 128>", "memref<?x?xbf16>", "index"]
+    signature = (_map((128, 64)), _map((64, 64)),
+                 rt.Arg("memref", "memref<?x?xbf16>", element_type="bf16", sizes=(-1, -1)),
+                 rt.Arg("index", "index"))
     assert tle_gemm.tile_rows(signature) == 128
-    with pytest.raises(ValueError, match="takes"):
+    with pytest.raises(ValueError, match=r"this one \(!tle.tensor_map<64x64xbf16"):
         tle_gemm.tile_rows(signature[1:])
+    with pytest.raises(ValueError, match="takes"):
+        tle_gemm.tile_rows(signature[2:] + signature[:2])
 
 
 def test_grid():

@@ -1,7 +1,7 @@
 //===- GemmProblem.cpp - tle-run's GEMM problem ---------------------------===//
 //
 // The inputs, the reference and the comparison live in lib/Problems
-// (Gemm.h); this file checks the kernel's signature, moves the matrices to
+// (Gemm.h); this file checks the kernel's arguments, moves the matrices to
 // and from the device and packs the arguments.
 //
 //===----------------------------------------------------------------------===//
@@ -15,46 +15,30 @@
 using namespace tle;
 using namespace tle::problems;
 using namespace tle::run;
+using runtime::KernelArgInfo;
 using runtime::Status;
-using runtime::TensorMapTypeInfo;
 
 /// Entries of C compared at random, besides the corners, a row and a column.
 static constexpr int64_t kSampledEntries = 4096;
 
 //===----------------------------------------------------------------------===//
-// The kernel's signature
+// The kernel's arguments
 //===----------------------------------------------------------------------===//
-
-static std::string describeBox(const TensorMapTypeInfo &map) {
-  return join(map.box, "x");
-}
-
-/// Signature entry `index`, a tensor map of a 2-d bf16 box.
-static Status getMatrixMap(const runtime::KernelInfo &kernel, size_t index,
-                           const std::string &where, TensorMapTypeInfo &map) {
-  const std::string &type = kernel.signature[index];
-  if (Status s = runtime::parseTensorMapType(type, map); !s)
-    return Status::error(where + ": " + s.message);
-  if (map.box.size() != 2 || map.elementType != "bf16")
-    return Status::error(where + " is " + type +
-                         "; it must have a 2-d box of bf16");
-  return Status::ok();
-}
 
 static std::string str(int64_t value) { return std::to_string(value); }
 
 /// A's box is the tile of A one CTA loads per K step, B's box one of the
 /// tiles of B that make up a K step of its bn columns.
-static Status checkBoxes(const TensorMapTypeInfo &a, const TensorMapTypeInfo &b,
+static Status checkBoxes(const KernelArgInfo &a, const KernelArgInfo &b,
                          const GemmConfig &config, const std::string &where) {
   int64_t bk = a.box[1];
   if (a.box[0] != config.bm)
     return Status::error(
-        where + ": A's box is " + describeBox(a) +
+        where + ": A's box is " + join(a.box, "x") +
         " (rows x K step), so its rows must be bm = " + str(config.bm) +
         "; this kernel is built for bm = " + str(a.box[0]));
   if (b.box[0] != bk)
-    return Status::error(where + ": B's box is " + describeBox(b) +
+    return Status::error(where + ": B's box is " + join(b.box, "x") +
                          " (K step x columns); its rows must be A's K step " +
                          str(bk));
   if (config.bn % b.box[1])
@@ -67,29 +51,27 @@ static Status checkBoxes(const TensorMapTypeInfo &a, const TensorMapTypeInfo &b,
   return Status::ok();
 }
 
+/// Whether argument `index` is a tensor map of a 2-d bf16 box.
+static bool isMatrixMap(const KernelArgInfo &arg) {
+  return arg.kind == KernelArgInfo::Kind::TensorMap && arg.box.size() == 2 &&
+         arg.elementType == "bf16";
+}
+
 Status run::checkGemmKernel(const runtime::KernelInfo &kernel,
                             const GemmConfig &config) {
   std::string where = "gemm: kernel '" + kernel.name + "'";
-  const std::vector<std::string> &signature = kernel.signature;
-  if (signature.size() != 4)
+  const std::vector<KernelArgInfo> &args = kernel.args;
+  if (args.size() != 4)
     return Status::error(
-        where + " takes " + str(signature.size()) +
+        where + " takes " + str(args.size()) +
         " arguments; GEMM passes 4: a tensor map over A, one over B, C as "
-        "memref<?x?xbf16> and K as index (the metadata's signature)");
-  TensorMapTypeInfo a, b;
-  if (Status s = getMatrixMap(kernel, 0, where + ": argument 0 (A)", a); !s)
-    return s;
-  if (Status s = getMatrixMap(kernel, 1, where + ": argument 1 (B)", b); !s)
-    return s;
-  runtime::MemRefTypeInfo c;
-  if (!runtime::parseMemRefType(signature[2], c) || c.shape.size() != 2 ||
-      c.elementType != "bf16")
-    return Status::error(where + ": argument 2 (C) is " + signature[2] +
-                         ", expected memref<?x?xbf16>");
-  if (signature[3] != "index")
-    return Status::error(where + ": argument 3 (K) is " + signature[3] +
-                         ", expected index");
-  return checkBoxes(a, b, config, where);
+        "memref<?x?xbf16> and K as index (the metadata's args)");
+  for (size_t i : {0, 1})
+    if (!isMatrixMap(args[i]))
+      return Status::error(where + ": " + args[i].describe(i) +
+                           " must be a tensor map with a 2-d box of bf16 (" +
+                           (i ? "B" : "A") + ")");
+  return checkBoxes(args[0], args[1], config, where);
 }
 
 //===----------------------------------------------------------------------===//
@@ -164,9 +146,9 @@ Status GemmProblem::prepare(runtime::Device &device, uint64_t seed,
   if (!s)
     return s;
   args.clear();
-  args.addTensorMap(a.address(), {config.m, config.k});
-  args.addTensorMap(b.address(), {config.k, config.n});
-  args.addMemRef(c.address(), {config.m, config.n});
+  args.addTensorMap(a.address(), "bf16", {config.m, config.k});
+  args.addTensorMap(b.address(), "bf16", {config.k, config.n});
+  args.addMemRef(c.address(), "bf16", {config.m, config.n});
   args.addIndex(config.k);
   grid[0] = static_cast<unsigned>(config.n / config.bn);
   grid[1] = static_cast<unsigned>(config.m / config.bm);

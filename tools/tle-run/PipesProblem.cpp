@@ -106,8 +106,8 @@ Status PipesProblem::prepare(runtime::Device &device, uint64_t seed,
   if (!s)
     return s;
   args.clear();
-  args.addMemRef(in.address(), {rows(), columns});
-  args.addMemRef(out.address(), {rows(), columns});
+  args.addMemRef(in.address(), "f32", {rows(), columns});
+  args.addMemRef(out.address(), "f32", {rows(), columns});
   args.addIndex(n);
   grid[0] = static_cast<unsigned>(ctas);
   grid[1] = grid[2] = 1;

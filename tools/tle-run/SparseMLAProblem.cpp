@@ -150,32 +150,17 @@ struct Argument {
   bool isMemRef() const { return !sizes.empty(); }
 };
 
-/// A memref type as printed by MLIR, split into its parts.
-struct MemRefText {
-  std::vector<std::string> sizes;
-  std::string elementType;
-  /// "" for the identity layout.
-  std::string layout;
-};
-
 /// Device memory for the inputs and outputs.
 struct Buffers {
   DeviceBuffer q, kv, indices, out, maxLogits, lse, attnSink, topkLength;
 };
 } // namespace
 
-static std::vector<int64_t> getDenseStrides(const std::vector<int64_t> &sizes) {
-  std::vector<int64_t> strides(sizes.size(), 1);
-  for (size_t i = sizes.size(); i > 1; --i)
-    strides[i - 2] = strides[i - 1] * sizes[i - 1];
-  return strides;
-}
-
+/// A contiguous memref (empty strides: the runtime's contiguous ones).
 static Argument makeMemRef(const char *name, const char *elementType,
                            std::vector<int64_t> sizes,
                            const DeviceBuffer &buffer) {
-  std::vector<int64_t> strides = getDenseStrides(sizes);
-  return {name, elementType, std::move(sizes), std::move(strides), &buffer};
+  return {name, elementType, std::move(sizes), {}, &buffer};
 }
 
 /// The arguments in the kernel's order; the last two only for a kernel that
@@ -208,119 +193,41 @@ static std::vector<Argument> getArguments(const SparseMLAConfig &config,
   return arguments;
 }
 
-static std::vector<std::string> split(const std::string &text, char separator) {
-  std::vector<std::string> parts;
-  std::istringstream stream(text);
-  for (std::string part; std::getline(stream, part, separator);)
-    parts.push_back(part);
-  return parts;
-}
-
-/// Splits "memref<?x576xbf16, strided<[?, 1]>>"; nullopt if it is no memref.
-static std::optional<MemRefText> parseMemRef(std::string type) {
-  type.erase(std::remove(type.begin(), type.end(), ' '), type.end());
-  const std::string prefix = "memref<";
-  if (type.compare(0, prefix.size(), prefix) != 0 || type.back() != '>')
-    return std::nullopt;
-  std::string body =
-      type.substr(prefix.size(), type.size() - prefix.size() - 1);
-  size_t comma = body.find(',');
-  MemRefText memref;
-  memref.sizes = split(body.substr(0, comma), 'x');
-  if (memref.sizes.empty())
-    return std::nullopt;
-  memref.elementType = memref.sizes.back();
-  memref.sizes.pop_back();
-  if (comma != std::string::npos)
-    memref.layout = body.substr(comma + 1);
-  return memref;
-}
-
-/// Whether each of `texts` is '?' or the matching entry of `values`.
-static bool matches(const std::vector<std::string> &texts,
-                    const std::vector<int64_t> &values) {
-  if (texts.size() != values.size())
-    return false;
-  for (size_t i = 0; i < texts.size(); ++i)
-    if (texts[i] != "?" && texts[i] != std::to_string(values[i]))
-      return false;
-  return true;
-}
-
-/// Whether a memref with `layout` (what follows the element type: a strided
-/// layout, a memory space, both or neither) reads the strides passed.
-static bool matchesLayout(const std::string &layout,
-                          const std::vector<int64_t> &strides,
-                          const std::vector<int64_t> &sizes) {
-  const std::string strided = "strided<[";
-  size_t close = layout.find(']');
-  if (layout.compare(0, strided.size(), strided) == 0 &&
-      close != std::string::npos)
-    return matches(
-        split(layout.substr(strided.size(), close - strided.size()), ','),
-        strides);
-  // Any other layout is an affine map, which this check does not read.
-  if (layout.compare(0, 10, "affine_map") == 0)
-    return false;
-  return strides == getDenseStrides(sizes);
-}
-
-/// The type the argument must have, with every size known.
-static std::string describeType(const Argument &argument) {
-  if (!argument.isMemRef())
-    return argument.elementType;
-  std::string type =
-      "memref<" + join(argument.sizes, "x") + "x" + argument.elementType;
-  if (argument.strides != getDenseStrides(argument.sizes))
-    type += ", strided<[" + join(argument.strides, ", ") + "]>";
-  return type + ">";
-}
-
-static bool matchesType(const Argument &argument, const std::string &type) {
-  if (!argument.isMemRef())
-    return type == argument.elementType;
-  std::optional<MemRefText> memref = parseMemRef(type);
-  return memref && memref->elementType == argument.elementType &&
-         matches(memref->sizes, argument.sizes) &&
-         matchesLayout(memref->layout, argument.strides, argument.sizes);
-}
-
-static Status checkSignature(const SparseMLAConfig &config,
-                             const runtime::KernelInfo &kernel,
-                             const std::vector<Argument> &arguments) {
-  const std::vector<std::string> &signature = kernel.signature;
-  std::string where = "sparse_mla: kernel '" + kernel.name + "'";
-  if (signature.empty())
-    return Status::error(where + " has no signature in its metadata, so "
-                                 "its arguments cannot be checked");
-  if (signature.size() != kBaseArguments &&
-      signature.size() != kOptionalArguments)
-    return Status::error(
-        where + " takes " + std::to_string(signature.size()) +
-        " arguments; SparseMLA passes (q, kv, indices, out, max_logits, lse, "
-        "sm_scale) and optionally (attn_sink, topk_length)");
-  if (signature.size() == kBaseArguments &&
-      (config.attnSink || config.topkLength))
-    return Status::error(where + " takes no attn_sink and topk_length, but "
-                                 "the shape asks for sink=1 or topk_length=1");
-  for (size_t i = 0; i < signature.size(); ++i)
-    if (!matchesType(arguments[i], signature[i]))
-      return Status::error(where + ": argument " + std::to_string(i) + " (" +
-                           arguments[i].name + ") is " + signature[i] +
-                           ", expected " + describeType(arguments[i]) +
-                           " ('?' may stand for any size or stride)");
-  return Status::ok();
-}
-
 static void packArguments(const std::vector<Argument> &arguments,
                           runtime::KernelArgs &args) {
   for (const Argument &argument : arguments) {
     if (argument.isMemRef())
-      args.addMemRef(argument.buffer->address(), argument.sizes,
-                     argument.strides);
+      args.addMemRef(argument.buffer->address(), argument.elementType,
+                     argument.sizes, argument.strides);
     else
       args.addF32(argument.scalar);
   }
+}
+
+/// The number of arguments tells whether the kernel takes the optional
+/// ones; the runtime's check of the arguments, packed before any buffer
+/// exists (at address 0), does the rest.
+static Status checkSignature(const SparseMLAConfig &config,
+                             const runtime::KernelInfo &kernel,
+                             const std::vector<Argument> &arguments) {
+  size_t count = kernel.args.size();
+  std::string where = "sparse_mla: kernel '" + kernel.name + "'";
+  if (count == 0)
+    return Status::error(where + " has no arguments in its metadata, so "
+                                 "they cannot be checked");
+  if (count != kBaseArguments && count != kOptionalArguments)
+    return Status::error(
+        where + " takes " + std::to_string(count) +
+        " arguments; SparseMLA passes (q, kv, indices, out, max_logits, lse, "
+        "sm_scale) and optionally (attn_sink, topk_length)");
+  if (count == kBaseArguments && (config.attnSink || config.topkLength))
+    return Status::error(where + " takes no attn_sink and topk_length, but "
+                                 "the shape asks for sink=1 or topk_length=1");
+  runtime::KernelArgs probe;
+  packArguments(arguments, probe);
+  if (Status status = probe.check(kernel); !status)
+    return Status::error("sparse_mla: " + status.message);
+  return Status::ok();
 }
 
 //===----------------------------------------------------------------------===//
@@ -472,7 +379,7 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
                                  const runtime::KernelInfo &kernel,
                                  runtime::KernelArgs &args, unsigned grid[3]) {
   const SparseMLAConfig &config = settings.config;
-  bool withOptional = kernel.signature.size() == kOptionalArguments;
+  bool withOptional = kernel.args.size() == kOptionalArguments;
   std::vector<Argument> arguments = getArguments(config, buffers, withOptional);
   // Before generating: a wrong kernel should not cost seconds of CPU time.
   if (Status status = checkSignature(config, kernel, arguments); !status)

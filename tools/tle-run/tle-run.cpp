@@ -2,8 +2,9 @@
 //
 // tle-run KERNEL(.mlir|.ptx|.cubin) --problem NAME [options]; see
 // docs/Runtime.md. Everything that can be checked without a GPU (options,
-// problem, shape, kernel file, metadata, compilation) is checked before the
-// device is opened, so that those errors show on any machine.
+// problem, shape, kernel file, metadata, compilation, the kernel's
+// arguments against the problem's) is checked before the device is opened,
+// so that those errors show on any machine.
 //
 // Exit codes: 0 ok, 1 check failed or any error, 2 no CUDA driver or device,
 // 3 a launch outlived the watchdog.
@@ -11,7 +12,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
-#include "Problem.h"
 #include "Report.h"
 
 #include "tle/Support/Strings.h"
@@ -25,6 +25,7 @@
 
 using namespace tle;
 using namespace tle::run;
+using problems::Problem;
 using runtime::Status;
 
 namespace {
@@ -140,7 +141,7 @@ static std::string kernelNames(const KernelSource &source) {
 
 /// The kernel --kernel names, or the module's only one.
 static Status selectKernel(const Options &options, const KernelSource &source,
-                           std::string &name) {
+                           const runtime::KernelInfo *&selected) {
   if (source.kernels.empty())
     return Status::error("'" + options.kernelPath + "' has no kernels");
   if (options.kernelName.empty()) {
@@ -148,12 +149,12 @@ static Status selectKernel(const Options &options, const KernelSource &source,
       return Status::error("'" + options.kernelPath + "' has several " +
                            "kernels (" + kernelNames(source) +
                            "); pick one with --kernel");
-    name = source.kernels.front().name;
+    selected = &source.kernels.front();
     return Status::ok();
   }
   for (const runtime::KernelInfo &kernel : source.kernels)
     if (kernel.name == options.kernelName) {
-      name = kernel.name;
+      selected = &kernel;
       return Status::ok();
     }
   return Status::error("no kernel '" + options.kernelName + "' in '" +
@@ -243,8 +244,9 @@ static void fillReport(const Session &session, Report &report) {
   report.flops = session.problem.flops();
 }
 
+/// `kernel` by value: loading the module takes the kernels from `source`.
 static int runOnDevice(const Options &options, KernelSource &source,
-                       const std::string &kernel, Problem &problem) {
+                       std::string kernel, Problem &problem) {
   std::unique_ptr<runtime::Device> device;
   if (Status s = runtime::Device::open(options.device, device); !s)
     return failWith(s);
@@ -286,22 +288,24 @@ static int probe(const Options &options) {
 }
 
 static int runKernel(const Options &options) {
-  std::unique_ptr<Problem> problem = createProblem(options.problem);
+  std::unique_ptr<Problem> problem = problems::createProblem(options.problem);
   if (!problem)
-    return fail("unknown problem '" + options.problem +
-                "' (known problems: " + join(getProblemNames()) + ")");
+    return fail("unknown problem '" + options.problem + "' (known problems: " +
+                join(problems::getProblemNames()) + ")");
   if (Status s = problem->configure(options.shape); !s)
     return fail(s.message);
   KernelSource source;
   if (Status s = loadKernel(options, source); !s)
     return fail(s.message);
-  std::string kernel;
+  const runtime::KernelInfo *kernel = nullptr;
   if (Status s = selectKernel(options, source, kernel); !s)
     return fail(s.message);
-  for (const runtime::KernelInfo &info : source.kernels)
-    if (info.name == kernel)
-      printKernel(options, source, info);
-  return runOnDevice(options, source, kernel, *problem);
+  printKernel(options, source, *kernel);
+  // The last check that needs no GPU: on a machine without one, a kernel
+  // that does not fit the problem is an error (1), not "no device" (2).
+  if (Status s = problem->checkKernel(*kernel); !s)
+    return fail(s.message);
+  return runOnDevice(options, source, kernel->name, *problem);
 }
 
 int main(int argc, char **argv) {
@@ -313,7 +317,7 @@ int main(int argc, char **argv) {
     return ExitOk;
   }
   if (options.listProblems) {
-    for (const std::string &name : getProblemNames())
+    for (const std::string &name : problems::getProblemNames())
       std::printf("%s\n", name.c_str());
     return ExitOk;
   }

@@ -51,7 +51,7 @@ std::string encodingError(const KernelArgInfo &type, uint64_t address,
 TEST(TensorMapEncoding, InnermostFirst) {
   // A [M, K] = [8192, 4096] bf16 matrix whose rows are padded to 4160.
   TensorMapEncoding e =
-      encoded(gemmMapA(), 0x7f0000000000, {8192, 4096}, {4160, 1});
+      encoded(gemmMap(), 0x7f0000000000, {8192, 4096}, {4160, 1});
   EXPECT_EQ(e.dataType, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
   EXPECT_EQ(e.rank, 2u);
   EXPECT_EQ(e.address, 0x7f0000000000u);
@@ -87,7 +87,7 @@ TEST(TensorMapEncoding, TypesAndSwizzles) {
 }
 
 TEST(TensorMapEncoding, Rules) {
-  const KernelArgInfo a = gemmMapA();
+  const KernelArgInfo a = gemmMap();
   EXPECT_EQ(encodingError(a, 0x1000, {64, 64, 64}, {4096, 64, 1}),
             "the box has rank 2, the tensor passed has rank 3");
   EXPECT_EQ(encodingError(a, 0x1000, {256, 256}, {256}),

@@ -1,20 +1,19 @@
-//===- GemmProblem.cpp - tle-run's GEMM problem ---------------------------===//
+//===- GemmProblem.cpp - The GEMM problem on the device -------------------===//
 //
-// The inputs, the reference and the comparison live in lib/Problems
-// (Gemm.h); this file checks the kernel's arguments, moves the matrices to
-// and from the device and packs the arguments.
+// The inputs, the reference and the comparison are in Gemm.cpp; this file
+// checks the kernel's arguments, moves the matrices to and from the device
+// and packs the arguments.
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmProblem.h"
-
+#include "tle/Problems/Gemm.h"
+#include "tle/Problems/Problem.h"
 #include "tle/Support/Strings.h"
 
 #include <optional>
 
 using namespace tle;
 using namespace tle::problems;
-using namespace tle::run;
 using runtime::KernelArgInfo;
 using runtime::Status;
 
@@ -57,8 +56,8 @@ static bool isMatrixMap(const KernelArgInfo &arg) {
          arg.elementType == "bf16";
 }
 
-Status run::checkGemmKernel(const runtime::KernelInfo &kernel,
-                            const GemmConfig &config) {
+Status problems::checkGemmKernel(const runtime::KernelInfo &kernel,
+                                 const GemmConfig &config) {
   std::string where = "gemm: kernel '" + kernel.name + "'";
   const std::vector<KernelArgInfo> &args = kernel.args;
   if (args.size() != 4)
@@ -81,6 +80,7 @@ Status run::checkGemmKernel(const runtime::KernelInfo &kernel,
 namespace {
 class GemmProblem : public Problem {
 public:
+  GemmProblem() : Problem("gemm") {}
   Status configure(const Shape &shape) override;
   std::string describe() const override;
   Status prepare(runtime::Device &device, uint64_t seed,
@@ -90,6 +90,13 @@ public:
   Status check(runtime::Device &device, CheckResult &result) override;
   double bytesMoved() const override;
   double flops() const override;
+
+protected:
+  Status checkKernelRules(const runtime::KernelInfo &kernel) const override {
+    return checkGemmKernel(kernel, config);
+  }
+  void packArguments(const runtime::KernelInfo &kernel,
+                     runtime::KernelArgs &args) const override;
 
 private:
   GemmConfig config;
@@ -104,7 +111,7 @@ private:
 
 Status GemmProblem::configure(const Shape &shape) {
   GemmConfig updated;
-  if (Status s = checkShapeKeys(shape, {"m", "n", "k", "bm", "bn"}, "gemm"); !s)
+  if (Status s = checkShapeKeys(shape, {"m", "n", "k", "bm", "bn"}, name()); !s)
     return s;
   for (auto [key, value] :
        {std::pair{"m", &updated.m}, std::pair{"n", &updated.n},
@@ -128,12 +135,17 @@ std::string GemmProblem::describe() const {
          " bm=" + str(config.bm) + " bn=" + str(config.bn);
 }
 
+void GemmProblem::packArguments(const runtime::KernelInfo &,
+                                runtime::KernelArgs &args) const {
+  args.addTensorMap(a.address(), "bf16", {config.m, config.k});
+  args.addTensorMap(b.address(), "bf16", {config.k, config.n});
+  args.addMemRef(c.address(), "bf16", {config.m, config.n});
+  args.addIndex(config.k);
+}
+
 Status GemmProblem::prepare(runtime::Device &device, uint64_t seed,
                             const runtime::KernelInfo &kernel,
                             runtime::KernelArgs &args, unsigned grid[3]) {
-  // Before generating: a wrong kernel should not cost seconds of CPU time.
-  if (Status s = checkGemmKernel(kernel, config); !s)
-    return s;
   this->seed = seed;
   inputs = generateGemmInputs(config, seed);
   entries.clear();
@@ -146,10 +158,7 @@ Status GemmProblem::prepare(runtime::Device &device, uint64_t seed,
   if (!s)
     return s;
   args.clear();
-  args.addTensorMap(a.address(), "bf16", {config.m, config.k});
-  args.addTensorMap(b.address(), "bf16", {config.k, config.n});
-  args.addMemRef(c.address(), "bf16", {config.m, config.n});
-  args.addIndex(config.k);
+  packArguments(kernel, args);
   grid[0] = static_cast<unsigned>(config.n / config.bn);
   grid[1] = static_cast<unsigned>(config.m / config.bm);
   grid[2] = 1;
@@ -197,6 +206,6 @@ double GemmProblem::flops() const {
   return 2.0 * double(config.m) * config.n * config.k;
 }
 
-std::unique_ptr<Problem> run::createGemmProblem() {
+std::unique_ptr<Problem> problems::createGemmProblem() {
   return std::make_unique<GemmProblem>();
 }

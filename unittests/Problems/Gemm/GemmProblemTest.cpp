@@ -1,12 +1,13 @@
 //===- GemmProblemTest.cpp - The gemm problem without a GPU ---------------===//
 
-#include "GemmProblem.h"
 #include "KernelInfos.h"
+#include "tle/Problems/Gemm.h"
+#include "tle/Problems/Problem.h"
 
 #include "gtest/gtest.h"
 
 using namespace tle;
-using namespace tle::run;
+using namespace tle::problems;
 using runtime::testing::gemmKernel;
 
 namespace {
@@ -47,7 +48,7 @@ TEST(GemmProblem, BadShapes) {
 }
 
 std::string kernelError(const runtime::KernelInfo &kernel,
-                        const problems::GemmConfig &config = {}) {
+                        const GemmConfig &config = {}) {
   runtime::Status status = checkGemmKernel(kernel, config);
   EXPECT_FALSE(status);
   return status.message;
@@ -55,7 +56,7 @@ std::string kernelError(const runtime::KernelInfo &kernel,
 
 TEST(GemmProblem, Kernel) {
   EXPECT_TRUE(checkGemmKernel(gemmKernel(), {}));
-  problems::GemmConfig config;
+  GemmConfig config;
   config.bm = 64;
   config.bn = 128;
   EXPECT_TRUE(checkGemmKernel(gemmKernel({64, 32}, {32, 64}), config));
@@ -68,7 +69,7 @@ TEST(GemmProblem, KernelBoxes) {
   EXPECT_EQ(kernelError(gemmKernel({128, 64}, {32, 64})),
             "gemm: kernel 'gemm': B's box is 32x64 (K step x columns); its "
             "rows must be A's K step 64");
-  problems::GemmConfig config;
+  GemmConfig config;
   config.bn = 96;
   config.n = 96 * 64;
   EXPECT_EQ(kernelError(gemmKernel(), config),
@@ -96,6 +97,28 @@ TEST(GemmProblem, KernelArguments) {
   EXPECT_EQ(kernelError(kernel),
             "gemm: kernel 'gemm': argument 1 (!tle.tensor_map<64x64xbf16, "
             "swizzle = 128>) must be a tensor map with a 2-d box of bf16 (B)");
+}
+
+/// What tle-run checks before it opens a device: the rules above, then the
+/// runtime's check of C and K.
+TEST(GemmProblem, CheckKernelWithoutADevice) {
+  std::unique_ptr<Problem> problem = createProblem("gemm");
+  ASSERT_TRUE(problem->configure({{"m", "256"}, {"n", "512"}, {"k", "128"}}));
+  runtime::Status status = problem->checkKernel(gemmKernel());
+  EXPECT_TRUE(status) << status.message;
+  EXPECT_EQ(problem->checkKernel(gemmKernel({64, 64})).message,
+            "gemm: kernel 'gemm': A's box is 64x64 (rows x K step), so its "
+            "rows must be bm = 128; this kernel is built for bm = 64");
+  runtime::KernelInfo kernel = gemmKernel();
+  kernel.args[2].elementType = "f32";
+  EXPECT_EQ(problem->checkKernel(kernel).message,
+            "gemm: kernel 'gemm': argument 2 (memref<?x?xbf16>): the element "
+            "type is f32, the memref passed holds bf16");
+  kernel = gemmKernel();
+  kernel.args[3] =
+      runtime::testing::scalarArg(runtime::KernelArgInfo::Kind::I32);
+  EXPECT_EQ(problem->checkKernel(kernel).message,
+            "gemm: kernel 'gemm': argument 3 (i32) was passed an index");
 }
 
 } // namespace

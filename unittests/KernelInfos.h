@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_UNITTESTS_RUNTIME_KERNELINFOS_H
-#define TLE_UNITTESTS_RUNTIME_KERNELINFOS_H
+#ifndef TLE_UNITTESTS_KERNELINFOS_H
+#define TLE_UNITTESTS_KERNELINFOS_H
 
 #include "tle/Runtime/Runtime.h"
 
@@ -60,20 +60,53 @@ inline KernelArgInfo scalarArg(KernelArgInfo::Kind kind) {
   return arg;
 }
 
-/// examples/pipes: (memref<?x256xf32>, memref<?x256xf32>, index).
-inline KernelInfo pipesKernel() {
+/// The LLVM parameters MLIR's calling convention gives `args`.
+inline std::vector<std::string>
+getParams(const std::vector<KernelArgInfo> &args) {
+  std::vector<std::string> params;
+  for (const KernelArgInfo &arg : args) {
+    switch (arg.kind) {
+    case KernelArgInfo::Kind::MemRef:
+      params.insert(params.end(), {"ptr", "ptr", "i64"});
+      params.insert(params.end(), 2 * arg.sizes.size(), "i64");
+      break;
+    case KernelArgInfo::Kind::TensorMap:
+      params.push_back("tensor_map");
+      break;
+    case KernelArgInfo::Kind::Index:
+      params.push_back("i64");
+      break;
+    case KernelArgInfo::Kind::I32:
+      params.push_back("i32");
+      break;
+    case KernelArgInfo::Kind::F32:
+      params.push_back("f32");
+      break;
+    }
+  }
+  return params;
+}
+
+/// A kernel called `name` taking `args`.
+inline KernelInfo makeKernel(std::string name,
+                             std::vector<KernelArgInfo> args) {
   KernelInfo kernel;
-  kernel.name = "pipes";
-  kernel.params = {"ptr", "ptr", "i64", "i64", "i64", "i64", "i64", "ptr",
-                   "ptr", "i64", "i64", "i64", "i64", "i64", "i64"};
-  kernel.args = {memrefArg("memref<?x256xf32>", "f32", {kDynamic, 256}),
-                 memrefArg("memref<?x256xf32>", "f32", {kDynamic, 256}),
-                 scalarArg(KernelArgInfo::Kind::Index)};
+  kernel.name = std::move(name);
+  kernel.params = getParams(args);
+  kernel.args = std::move(args);
   return kernel;
 }
 
-/// The tensor map of A in examples/gemm.
-inline KernelArgInfo gemmMapA(std::vector<int64_t> box = {128, 64}) {
+/// examples/pipes: (memref<?x256xf32>, memref<?x256xf32>, index).
+inline KernelInfo pipesKernel() {
+  return makeKernel("pipes",
+                    {memrefArg("memref<?x256xf32>", "f32", {kDynamic, 256}),
+                     memrefArg("memref<?x256xf32>", "f32", {kDynamic, 256}),
+                     scalarArg(KernelArgInfo::Kind::Index)});
+}
+
+/// A tensor map of examples/gemm (A's box by default).
+inline KernelArgInfo gemmMap(std::vector<int64_t> box = {128, 64}) {
   std::string shape = std::to_string(box[0]) + "x" + std::to_string(box[1]);
   return tensorMapArg("!tle.tensor_map<" + shape + "xbf16, swizzle = 128>",
                       "bf16", box, 128);
@@ -82,16 +115,12 @@ inline KernelArgInfo gemmMapA(std::vector<int64_t> box = {128, 64}) {
 /// examples/gemm: (A's map, B's map, memref<?x?xbf16>, index).
 inline KernelInfo gemmKernel(std::vector<int64_t> boxA = {128, 64},
                              std::vector<int64_t> boxB = {64, 64}) {
-  KernelInfo kernel;
-  kernel.name = "gemm";
-  kernel.params = {"tensor_map", "tensor_map", "ptr", "ptr", "i64",
-                   "i64",        "i64",        "i64", "i64", "i64"};
-  kernel.args = {gemmMapA(boxA), gemmMapA(boxB),
-                 memrefArg("memref<?x?xbf16>", "bf16", {kDynamic, kDynamic}),
-                 scalarArg(KernelArgInfo::Kind::Index)};
-  return kernel;
+  return makeKernel(
+      "gemm", {gemmMap(boxA), gemmMap(boxB),
+               memrefArg("memref<?x?xbf16>", "bf16", {kDynamic, kDynamic}),
+               scalarArg(KernelArgInfo::Kind::Index)});
 }
 
 } // namespace tle::runtime::testing
 
-#endif // TLE_UNITTESTS_RUNTIME_KERNELINFOS_H
+#endif // TLE_UNITTESTS_KERNELINFOS_H

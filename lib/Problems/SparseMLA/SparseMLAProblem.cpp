@@ -1,21 +1,16 @@
-//===- SparseMLAProblem.cpp - tle-run's SparseMLA problem -----------------===//
+//===- SparseMLAProblem.cpp - The SparseMLA problem on the device ---------===//
 //
-// The inputs, the reference and the comparison live in lib/Problems; this
-// file moves them to and from the device and checks that the kernel takes
-// the arguments SparseMLAProblem.h describes.
+// The inputs, the reference and the comparison are in this folder's other
+// files; this one reads the shape keys, moves the tensors to and from the
+// device and packs the arguments that SparseMLA.h describes.
 //
 //===----------------------------------------------------------------------===//
 
-#include "SparseMLAProblem.h"
-
+#include "tle/Problems/Problem.h"
 #include "tle/Problems/SparseMLA.h"
 #include "tle/Support/Strings.h"
 
-#include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -23,7 +18,6 @@
 
 using namespace tle;
 using namespace tle::problems;
-using namespace tle::run;
 using runtime::DeviceBuffer;
 using runtime::Status;
 
@@ -136,80 +130,38 @@ static Status applyShape(const Shape &shape, Settings &settings) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// One kernel argument: the type it must have and what is passed for it.
-struct Argument {
-  const char *name;
-  /// "bf16", "i32" or "f32"; for the scalar, its type.
-  const char *elementType;
-  /// Empty for the scalar.
-  std::vector<int64_t> sizes;
-  std::vector<int64_t> strides;
-  const DeviceBuffer *buffer = nullptr;
-  float scalar = 0;
-
-  bool isMemRef() const { return !sizes.empty(); }
-};
-
 /// Device memory for the inputs and outputs.
 struct Buffers {
   DeviceBuffer q, kv, indices, out, maxLogits, lse, attnSink, topkLength;
 };
 } // namespace
 
-/// A contiguous memref (empty strides: the runtime's contiguous ones).
-static Argument makeMemRef(const char *name, const char *elementType,
-                           std::vector<int64_t> sizes,
-                           const DeviceBuffer &buffer) {
-  return {name, elementType, std::move(sizes), {}, &buffer};
-}
-
-/// The arguments in the kernel's order; the last two only for a kernel that
-/// takes them.
-static std::vector<Argument> getArguments(const SparseMLAConfig &config,
-                                          const Buffers &buffers,
-                                          bool withOptional) {
+/// The arguments in the kernel's order (SparseMLA.h); attn_sink and
+/// topk_length only for a kernel that takes them. q alone may be strided.
+static void packArguments(const SparseMLAConfig &config, const Buffers &buffers,
+                          bool withOptional, runtime::KernelArgs &args) {
   int64_t b = config.b, sq = config.sq, h = config.h;
   std::array<int64_t, 4> qStrides = getSparseMLAQStrides(config);
-  std::vector<Argument> arguments = {
-      {"q",
-       "bf16",
-       {b, sq, h, config.dqk},
-       std::vector<int64_t>(qStrides.begin(), qStrides.end()),
-       &buffers.q},
-      makeMemRef("kv", "bf16", {b, config.skv, config.hkv, config.dqk},
-                 buffers.kv),
-      makeMemRef("indices", "i32", {b, sq, config.hkv, config.topk},
-                 buffers.indices),
-      makeMemRef("out", "bf16", {b, sq, h, config.dv}, buffers.out),
-      makeMemRef("max_logits", "f32", {b, sq, h}, buffers.maxLogits),
-      makeMemRef("lse", "f32", {b, sq, h}, buffers.lse),
-      {"sm_scale", "f32", {}, {}, nullptr, config.smScale},
-  };
-  if (withOptional) {
-    arguments.push_back(makeMemRef("attn_sink", "f32", {h}, buffers.attnSink));
-    arguments.push_back(
-        makeMemRef("topk_length", "i32", {config.rows()}, buffers.topkLength));
-  }
-  return arguments;
-}
-
-static void packArguments(const std::vector<Argument> &arguments,
-                          runtime::KernelArgs &args) {
-  for (const Argument &argument : arguments) {
-    if (argument.isMemRef())
-      args.addMemRef(argument.buffer->address(), argument.elementType,
-                     argument.sizes, argument.strides);
-    else
-      args.addF32(argument.scalar);
-  }
+  args.addMemRef(buffers.q.address(), "bf16", {b, sq, h, config.dqk},
+                 {qStrides.begin(), qStrides.end()});
+  args.addMemRef(buffers.kv.address(), "bf16",
+                 {b, config.skv, config.hkv, config.dqk});
+  args.addMemRef(buffers.indices.address(), "i32",
+                 {b, sq, config.hkv, config.topk});
+  args.addMemRef(buffers.out.address(), "bf16", {b, sq, h, config.dv});
+  args.addMemRef(buffers.maxLogits.address(), "f32", {b, sq, h});
+  args.addMemRef(buffers.lse.address(), "f32", {b, sq, h});
+  args.addF32(config.smScale);
+  if (!withOptional)
+    return;
+  args.addMemRef(buffers.attnSink.address(), "f32", {h});
+  args.addMemRef(buffers.topkLength.address(), "i32", {config.rows()});
 }
 
 /// The number of arguments tells whether the kernel takes the optional
-/// ones; the runtime's check of the arguments, packed before any buffer
-/// exists (at address 0), does the rest.
-static Status checkSignature(const SparseMLAConfig &config,
-                             const runtime::KernelInfo &kernel,
-                             const std::vector<Argument> &arguments) {
+/// ones; the runtime checks each (Problem::checkKernel).
+static Status checkArgumentCount(const SparseMLAConfig &config,
+                                 const runtime::KernelInfo &kernel) {
   size_t count = kernel.args.size();
   std::string where = "sparse_mla: kernel '" + kernel.name + "'";
   if (count == 0)
@@ -223,10 +175,6 @@ static Status checkSignature(const SparseMLAConfig &config,
   if (count == kBaseArguments && (config.attnSink || config.topkLength))
     return Status::error(where + " takes no attn_sink and topk_length, but "
                                  "the shape asks for sink=1 or topk_length=1");
-  runtime::KernelArgs probe;
-  packArguments(arguments, probe);
-  if (Status status = probe.check(kernel); !status)
-    return Status::error("sparse_mla: " + status.message);
   return Status::ok();
 }
 
@@ -328,6 +276,7 @@ static void addMetrics(const SparseMLATensorReport &tensor,
 namespace {
 class SparseMLAProblem : public Problem {
 public:
+  SparseMLAProblem() : Problem("sparse_mla") {}
   Status configure(const Shape &shape) override;
   std::string describe() const override;
   Status prepare(runtime::Device &device, uint64_t seed,
@@ -339,6 +288,16 @@ public:
   double bytesMoved() const override { return minimumBytes; }
   double flops() const override {
     return double(getSparseMLAFlops(settings.config));
+  }
+
+protected:
+  Status checkKernelRules(const runtime::KernelInfo &kernel) const override {
+    return checkArgumentCount(settings.config, kernel);
+  }
+  void packArguments(const runtime::KernelInfo &kernel,
+                     runtime::KernelArgs &args) const override {
+    ::packArguments(settings.config, buffers,
+                    kernel.args.size() == kOptionalArguments, args);
   }
 
 private:
@@ -380,11 +339,6 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
                                  runtime::KernelArgs &args, unsigned grid[3]) {
   const SparseMLAConfig &config = settings.config;
   bool withOptional = kernel.args.size() == kOptionalArguments;
-  std::vector<Argument> arguments = getArguments(config, buffers, withOptional);
-  // Before generating: a wrong kernel should not cost seconds of CPU time.
-  if (Status status = checkSignature(config, kernel, arguments); !status)
-    return status;
-
   inputs = generateSparseMLAInputs(config, seed);
   reference.reset();
   minimumBytes = getSparseMLAMinimumBytes(*inputs);
@@ -395,7 +349,8 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
   if (!status)
     return status;
 
-  packArguments(arguments, args);
+  args.clear();
+  packArguments(kernel, args);
   grid[0] = unsigned(config.sq);
   grid[1] = unsigned(config.h / kHeadsPerCTA);
   grid[2] = unsigned(config.b);
@@ -437,6 +392,6 @@ Status SparseMLAProblem::check(runtime::Device &device, CheckResult &result) {
   return Status::ok();
 }
 
-std::unique_ptr<Problem> tle::run::createSparseMLAProblem() {
+std::unique_ptr<Problem> problems::createSparseMLAProblem() {
   return std::make_unique<SparseMLAProblem>();
 }

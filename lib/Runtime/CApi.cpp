@@ -50,17 +50,7 @@ static thread_local std::string lastError;
 
 static int fail(const Status &status) {
   lastError = status.message;
-  switch (status.code) {
-  case Status::Code::Ok:
-    return TLE_RT_OK;
-  case Status::Code::NoDevice:
-    return TLE_RT_NO_DEVICE;
-  case Status::Code::Hang:
-    return TLE_RT_HANG;
-  case Status::Code::Error:
-    break;
-  }
-  return TLE_RT_ERROR;
+  return status.code;
 }
 
 static int report(const Status &status) {

@@ -8,6 +8,7 @@
 
 #include "TensorMap.h"
 
+#include "tle/Support/Hopper.h"
 #include "tle/Support/KernelMetadataFormat.h"
 #include "tle/Support/Strings.h"
 
@@ -18,12 +19,14 @@ using namespace tle::runtime;
 using detail::TensorMapEncoding;
 namespace md = tle::metadata;
 
-/// The size and alignment of a CUtensorMap: the PTX parameter is
-/// `.align 64 .b8 [128]`, cuTensorMapEncodeTiled writes to 64-byte aligned
-/// storage, and cuda.h declares the type 128-byte aligned.
-static constexpr size_t kTensorMapBytes = 128;
+/// A descriptor's storage: the PTX parameter is `.align 64 .b8 [128]`,
+/// cuTensorMapEncodeTiled writes to 64-byte aligned storage, and cuda.h may
+/// declare the type 128-byte aligned; 128 bytes at a 128-byte boundary
+/// satisfy all three.
+static constexpr size_t kTensorMapBytes = hopper::kTensorMapBytes;
 static_assert(sizeof(CUtensorMap) == kTensorMapBytes &&
-              alignof(CUtensorMap) <= kTensorMapBytes);
+              alignof(CUtensorMap) <= kTensorMapBytes &&
+              hopper::kTensorMapAlignment <= kTensorMapBytes);
 
 /// Empty `strides` stand for the contiguous (row-major) ones of `sizes`.
 static std::vector<int64_t> resolveStrides(std::vector<int64_t> strides,

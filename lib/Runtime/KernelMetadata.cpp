@@ -8,6 +8,7 @@
 
 #include "tle/Runtime/Json.h"
 #include "tle/Runtime/Runtime.h"
+#include "tle/Support/Hopper.h"
 #include "tle/Support/KernelMetadataFormat.h"
 #include "tle/Support/Strings.h"
 
@@ -247,12 +248,20 @@ private:
     const std::vector<Value> &dims = block->getArray();
     if (dims.empty() || dims.size() > 3)
       return fail("'block' must have 1 to 3 dimensions");
+    int64_t threads = 1;
     for (size_t i = 0; i < dims.size(); ++i) {
       int64_t dim;
-      if (!dims[i].getInteger(dim) || dim < 1 || dim > 1024)
-        return fail("'block' dimensions must be integers from 1 to 1024");
+      if (!dims[i].getInteger(dim) || dim < 1 || dim > hopper::kMaxBlockDims[i])
+        return fail("'block' dimension " + std::to_string(i) +
+                    " must be an integer from 1 to " +
+                    std::to_string(hopper::kMaxBlockDims[i]));
       kernel.block[i] = static_cast<int>(dim);
+      threads *= dim;
     }
+    if (threads > hopper::kMaxThreadsPerCTA)
+      return fail("'block' has " + std::to_string(threads) +
+                  " threads; a CTA has at most " +
+                  std::to_string(hopper::kMaxThreadsPerCTA));
     return Status::ok();
   }
 

@@ -78,18 +78,19 @@ static Status checkBox(const KernelArgInfo &type, int elementBytes) {
     return Status::error("a tensor map has 1 to " + str(kMaxTensorMapRank) +
                          " dimensions, the box has " + str(rank));
   for (int64_t d = 0; d < rank; ++d)
-    if (type.box[d] < 1 || type.box[d] > 256)
+    if (type.box[d] < 1 || type.box[d] > hopper::kMaxTensorMapBoxDim)
       return Status::error("box dimension " + str(d) + " is " +
-                           str(type.box[d]) + "; each must be 1 to 256");
+                           str(type.box[d]) + "; each must be 1 to " +
+                           str(hopper::kMaxTensorMapBoxDim));
   if (type.swizzle != 0 &&
       getSwizzle(type.swizzle) == CU_TENSOR_MAP_SWIZZLE_NONE)
     return Status::error("the swizzle must be 0, 32, 64 or 128 bytes, not " +
                          str(type.swizzle));
   int64_t innerBytes = type.box.back() * elementBytes;
-  if (innerBytes % 16)
+  if (innerBytes % hopper::kTensorMapGlobalAlignment)
     return Status::error("the box's innermost dimension spans " +
-                         str(innerBytes) +
-                         " bytes; it must be a multiple of 16");
+                         str(innerBytes) + " bytes; it must be a multiple of " +
+                         str(hopper::kTensorMapGlobalAlignment));
   if (type.swizzle && innerBytes > type.swizzle)
     return Status::error("the box's innermost dimension spans " +
                          str(innerBytes) + " bytes, more than the " +
@@ -101,16 +102,17 @@ static Status checkBox(const KernelArgInfo &type, int elementBytes) {
 static Status checkTensor(int elementBytes, uint64_t address,
                           const std::vector<int64_t> &sizes,
                           const std::vector<int64_t> &strides) {
-  if (address % 16) {
+  if (address % hopper::kTensorMapGlobalAlignment) {
     char text[40];
     std::snprintf(text, sizeof(text), "0x%llx",
                   static_cast<unsigned long long>(address));
     return Status::error("the tensor's address " + std::string(text) +
-                         " is not 16-byte aligned");
+                         " is not " + str(hopper::kTensorMapGlobalAlignment) +
+                         "-byte aligned");
   }
   int64_t rank = static_cast<int64_t>(sizes.size());
   for (int64_t d = 0; d < rank; ++d)
-    if (sizes[d] < 1 || sizes[d] > (int64_t(1) << 32))
+    if (sizes[d] < 1 || sizes[d] > hopper::kMaxTensorMapGlobalDim)
       return Status::error("the tensor's size in dimension " + str(d) + " is " +
                            str(sizes[d]) + "; each must be 1 to 2^32");
   if (strides.back() != 1)
@@ -119,16 +121,17 @@ static Status checkTensor(int elementBytes, uint64_t address,
                          str(strides.back()));
   for (int64_t d = 0; d + 1 < rank; ++d) {
     int64_t bytes = strides[d] * elementBytes;
-    if (strides[d] < 1 || strides[d] >= (int64_t(1) << 40) / elementBytes)
+    if (strides[d] < 1 ||
+        strides[d] >= hopper::kMaxTensorMapStrideBytes / elementBytes)
       return Status::error("the tensor's stride in dimension " + str(d) +
                            " is " + str(strides[d]) +
                            " elements; each must be positive and under "
                            "2^40 bytes");
-    if (bytes % 16)
+    if (bytes % hopper::kTensorMapGlobalAlignment)
       return Status::error("the tensor's stride in dimension " + str(d) +
-                           " is " + str(strides[d]) +
-                           " elements = " + str(bytes) +
-                           " bytes; TMA needs a multiple of 16 bytes");
+                           " is " + str(strides[d]) + " elements = " +
+                           str(bytes) + " bytes; TMA needs a multiple of " +
+                           str(hopper::kTensorMapGlobalAlignment) + " bytes");
   }
   return Status::ok();
 }

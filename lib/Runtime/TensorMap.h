@@ -14,13 +14,13 @@
 #define TLE_LIB_RUNTIME_TENSORMAP_H
 
 #include "tle/Runtime/Runtime.h"
+#include "tle/Support/Hopper.h"
 
 #include "CudaDriverAPI.h"
 
 namespace tle::runtime::detail {
 
-/// The most dimensions a tensor map has.
-constexpr int kMaxTensorMapRank = 5;
+using hopper::kMaxTensorMapRank;
 
 /// The arguments of cuTensorMapEncodeTiled. Arrays are innermost dimension
 /// first, as the driver wants them; only the first `rank` entries (`rank`

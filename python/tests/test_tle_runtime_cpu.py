@@ -128,6 +128,14 @@ def test_ctypes_prototypes_are_in_the_header():
     assert set(rt._PROTOTYPES) <= declared
 
 
+def test_status_codes_are_the_headers():
+    header = os.path.join(rt._REPO, "include", "tle", "Runtime", "tle_runtime.h")
+    with open(header) as f:
+        text = f.read()
+    for name in ("OK", "ERROR", "NO_DEVICE", "HANG"):
+        assert f"TLE_RT_{name} = {getattr(rt, name)}," in text
+
+
 def test_arg_info_matches_the_header():
     """_ArgInfo declares tle_rt_arg_info's fields in the header's order."""
     header = os.path.join(rt._REPO, "include", "tle", "Runtime", "tle_runtime.h")

@@ -137,7 +137,7 @@ def main(argv=None):
         device = rt.Device(0)
     except rt.NoDeviceError as e:
         print(f"no CUDA device: {e}", file=sys.stderr)
-        return 2
+        return rt.NO_DEVICE
     kernel = device.load(a.kernel_file, a.metadata).kernel(a.kernel)
     bm = tile_rows(kernel.signature)
     print(f"kernel {kernel.name} ({a.kernel_file}): block {kernel.block}, "
@@ -168,8 +168,8 @@ def main(argv=None):
             json.dump(report, f, indent=2)
     if not all_ok:
         print("CHECK FAILED", file=sys.stderr)
-        return 1
-    return 0
+        return rt.ERROR
+    return rt.OK
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ import sys
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
 from typing import NamedTuple, Optional, Tuple
 
+# tle_rt_status (tle_runtime.h), which are also tle-run's exit codes.
 OK, ERROR, NO_DEVICE, HANG = 0, 1, 2, 3
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -20,6 +20,8 @@ import sys
 
 import torch
 
+import tle_runtime as rt
+
 from . import tle_kernel
 from .inputs import make_inputs
 from .reference import sparse_mla_reference
@@ -218,7 +220,7 @@ def main(argv=None):
 
     if not torch.cuda.is_available():
         print("no CUDA device", file=sys.stderr)
-        return 2
+        return rt.NO_DEVICE
     skvs = [int(x) for x in a.skv.split(",")]
     try:
         names, note = select_implementations(a.impl, a.tle_kernel)
@@ -227,7 +229,7 @@ def main(argv=None):
         impls = {n: IMPLEMENTATIONS[n](a) for n in names}
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return rt.ERROR
     sm_scale = 1.0 / math.sqrt(D_QK)
     fl = flops(a.sq, a.heads, a.topk)
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -293,8 +295,8 @@ def main(argv=None):
              f"B=1 SQ={a.sq} H={a.heads} topk={a.topk}")
     if a.check and not all_ok:
         print("CHECK FAILED", file=sys.stderr)
-        return 1
-    return 0
+        return rt.ERROR
+    return rt.OK
 
 
 if __name__ == "__main__":

@@ -6,8 +6,8 @@
 // arguments against the problem's) is checked before the device is opened,
 // so that those errors show on any machine.
 //
-// Exit codes: 0 ok, 1 check failed or any error, 2 no CUDA driver or device,
-// 3 a launch outlived the watchdog.
+// Exit codes are the runtime's tle_rt_status: 0 ok, 1 check failed or any
+// error, 2 no CUDA driver or device, 3 a launch outlived the watchdog.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,8 +29,6 @@ using problems::Problem;
 using runtime::Status;
 
 namespace {
-enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitNoDevice = 2, ExitHang = 3 };
-
 /// The module to load: its image and its kernels.
 struct KernelSource {
   std::string image;
@@ -39,44 +37,32 @@ struct KernelSource {
 };
 } // namespace
 
+static int failWith(const Status &status);
+
 static int fail(const std::string &message) {
-  std::fprintf(stderr, "tle-run: %s\n", message.c_str());
-  return ExitFailure;
+  return failWith(Status::error(message));
 }
 
 static int usageError(const std::string &message) {
   std::fprintf(stderr, "tle-run: %s\nrun 'tle-run --help' for usage\n",
                message.c_str());
-  return ExitFailure;
+  return TLE_RT_ERROR;
 }
 
-static int noDevice(const std::string &reason) {
-  if (reason.compare(0, 14, "no CUDA device") == 0)
-    std::fprintf(stderr, "tle-run: %s\n", reason.c_str());
-  else
-    std::fprintf(stderr, "tle-run: no CUDA device: %s\n", reason.c_str());
-  return ExitNoDevice;
-}
-
-/// A hung kernel keeps its context busy forever: tearing anything down
-/// would block, so the process ends here without destructors.
-[[noreturn]] static void exitHung(const std::string &message) {
+/// Says why a runtime call failed and returns its code as the exit code. A
+/// hung kernel keeps its context busy forever: tearing anything down would
+/// block, so the process ends here without destructors.
+static int failWith(const Status &status) {
+  std::string message = status.message;
+  if (status.code == TLE_RT_NO_DEVICE &&
+      message.rfind("no CUDA device", 0) != 0)
+    message = "no CUDA device: " + message;
   std::fprintf(stderr, "tle-run: %s\n", message.c_str());
+  if (status.code != TLE_RT_HANG)
+    return status.code;
   std::fflush(stdout);
   std::fflush(stderr);
-  _exit(ExitHang);
-}
-
-/// Maps a failed runtime call to its exit code.
-static int failWith(const Status &status) {
-  switch (status.code) {
-  case Status::Code::NoDevice:
-    return noDevice(status.message);
-  case Status::Code::Hang:
-    exitHung(status.message);
-  default:
-    return fail(status.message);
-  }
+  _exit(TLE_RT_HANG);
 }
 
 static bool endsWith(const std::string &text, const std::string &suffix) {
@@ -273,7 +259,7 @@ static int runOnDevice(const Options &options, KernelSource &source,
   if (!options.jsonPath.empty())
     if (Status s = writeJSON(options.jsonPath, report); !s)
       return fail(s.message);
-  return report.check && !report.check->passed ? ExitFailure : ExitOk;
+  return report.check && !report.check->passed ? TLE_RT_ERROR : TLE_RT_OK;
 }
 
 static int probe(const Options &options) {
@@ -284,7 +270,7 @@ static int probe(const Options &options) {
   std::printf("%s (sm_%d, %d SMs, driver %d.%d)\n", device->name().c_str(),
               device->computeCapability(), device->multiprocessorCount(),
               version / 1000, version % 1000 / 10);
-  return ExitOk;
+  return TLE_RT_OK;
 }
 
 static int runKernel(const Options &options) {
@@ -314,12 +300,12 @@ int main(int argc, char **argv) {
     return usageError(s.message);
   if (options.help) {
     std::fputs(getUsage().c_str(), stdout);
-    return ExitOk;
+    return TLE_RT_OK;
   }
   if (options.listProblems) {
     for (const std::string &name : problems::getProblemNames())
       std::printf("%s\n", name.c_str());
-    return ExitOk;
+    return TLE_RT_OK;
   }
   if (options.probe)
     return probe(options);

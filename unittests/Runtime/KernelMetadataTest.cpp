@@ -140,6 +140,12 @@ TEST(KernelMetadata, BadValues) {
             std::string::npos);
   EXPECT_NE(parseError(kernel(valid + R"("block": [1.5])")).find("1 to 1024"),
             std::string::npos);
+  EXPECT_EQ(parseError(kernel(valid + R"("block": [32, 1, 65])")),
+            "kernel metadata: kernels[0] ('k'): 'block' dimension 2 must be "
+            "an integer from 1 to 64");
+  EXPECT_EQ(parseError(kernel(valid + R"("block": [512, 4])")),
+            "kernel metadata: kernels[0] ('k'): 'block' has 2048 threads; a "
+            "CTA has at most 1024");
   EXPECT_EQ(parseError(kernel(R"("block": [1], "params": [],
                                  "dynamic_shared_memory": -1)")),
             "kernel metadata: kernels[0] ('k'): 'dynamic_shared_memory' must "

@@ -13,6 +13,7 @@
 #define TLE_RUNTIME_RUNTIME_H
 
 #include "tle/Runtime/tle_runtime.h"
+#include "tle/Support/Hopper.h"
 #include "tle/Support/KernelMetadataFormat.h"
 
 #include <cstdint>
@@ -24,31 +25,27 @@
 
 namespace tle::runtime {
 
-/// Success, or a message for a person.
+/// Success, or a message for a person. The code is the C API's status
+/// (tle_runtime.h), which is also tle-run's exit code.
 struct Status {
-  enum class Code {
-    Ok,
-    /// No CUDA driver or no CUDA device: exit code 2 in the tools.
-    NoDevice,
-    /// A kernel did not finish within the watchdog limit (a deadlocked
-    /// pipe): the context is unusable and the process must exit.
-    Hang,
-    Error,
-  };
-  Code code = Code::Ok;
+  using Code = tle_rt_status;
+  /// TLE_RT_NO_DEVICE: no CUDA driver or no CUDA device. TLE_RT_HANG: a
+  /// kernel did not finish within the watchdog limit (a deadlocked pipe):
+  /// the context is unusable and the process must exit.
+  Code code = TLE_RT_OK;
   std::string message;
 
   static Status ok() { return {}; }
   static Status error(std::string message) {
-    return {Code::Error, std::move(message)};
+    return {TLE_RT_ERROR, std::move(message)};
   }
   static Status noDevice(std::string message) {
-    return {Code::NoDevice, std::move(message)};
+    return {TLE_RT_NO_DEVICE, std::move(message)};
   }
   static Status hang(std::string message) {
-    return {Code::Hang, std::move(message)};
+    return {TLE_RT_HANG, std::move(message)};
   }
-  explicit operator bool() const { return code == Code::Ok; }
+  explicit operator bool() const { return code == TLE_RT_OK; }
 };
 
 /// One argument of a kernel as tle-translate's metadata describes it
@@ -200,9 +197,10 @@ private:
     /// Its first parameter.
     size_t param = 0;
   };
-  /// Storage in units that keep the largest alignment a parameter needs.
-  struct alignas(128) Block {
-    unsigned char bytes[128];
+  /// Storage in units that keep the largest alignment a parameter needs: a
+  /// tensor map's (KernelArgs.cpp).
+  struct alignas(hopper::kTensorMapBytes) Block {
+    unsigned char bytes[hopper::kTensorMapBytes];
   };
   void addParam(std::string kind, const void *value, size_t size, size_t align);
   unsigned char *paramStorage(size_t param);
@@ -232,7 +230,7 @@ class Module;
 class Device {
 public:
   /// Loads the driver and opens device `ordinal`. Fails with
-  /// Status::Code::NoDevice when there is no driver or no device.
+  /// TLE_RT_NO_DEVICE when there is no driver or no device.
   static Status open(int ordinal, std::unique_ptr<Device> &device);
   ~Device();
 

@@ -2,8 +2,9 @@
 |*                                                                            *|
 |* For callers that cannot use C++, above all Python through ctypes           *|
 |* (libtle_runtime.so). Handles are opaque; every call that can fail returns  *|
-|* one of the TLE_RT_* codes, which are also tle-run's exit codes, and        *|
-|* tle_rt_last_error() then says why. docs/Runtime.md has an example.         *|
+|* a tle_rt_status (as an int, for ctypes), whose values are also tle-run's   *|
+|* exit codes, and tle_rt_last_error() then says why. docs/Runtime.md has an  *|
+|* example.                                                                   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -23,7 +24,10 @@
 extern "C" {
 #endif
 
-enum {
+/** The outcome of every call that can fail; the same values are the C++
+    runtime's Status codes and tle-run's exit codes (0 ok, 1 error or a
+    failed check, 2 no device, 3 hang). */
+typedef enum tle_rt_status {
   TLE_RT_OK = 0,
   /** Any other failure: bad arguments, a rejected module, a kernel fault. */
   TLE_RT_ERROR = 1,
@@ -34,7 +38,7 @@ enum {
       teardown would wait for the kernel): end the process (os._exit in
       Python). */
   TLE_RT_HANG = 3,
-};
+} tle_rt_status;
 
 typedef struct tle_rt_device tle_rt_device;
 typedef struct tle_rt_module tle_rt_module;

@@ -8,9 +8,11 @@
 
 #include "tle/Problems/Gemm.h"
 #include "tle/Problems/Problem.h"
+#include "tle/Support/Hopper.h"
 #include "tle/Support/Strings.h"
 
 #include <optional>
+#include <tuple>
 
 using namespace tle;
 using namespace tle::problems;
@@ -118,10 +120,12 @@ Status GemmProblem::configure(const Shape &shape) {
         std::pair{"k", &updated.k}})
     if (Status s = getShapeInt(shape, key, 1, 65536, *value); !s)
       return s;
-  // A CTA's tile is at most 256 rows and columns: TMA boxes, wgmma's N.
-  for (auto [key, value] :
-       {std::pair{"bm", &updated.bm}, std::pair{"bn", &updated.bn}})
-    if (Status s = getShapeInt(shape, key, 1, 256, *value); !s)
+  // A CTA's tile of C: its rows are the rows of A's TMA box, its columns
+  // wgmma's N.
+  for (auto [key, value, max] :
+       {std::tuple{"bm", &updated.bm, hopper::kMaxTensorMapBoxDim},
+        std::tuple{"bn", &updated.bn, hopper::kMaxWgmmaN}})
+    if (Status s = getShapeInt(shape, key, 1, max, *value); !s)
       return s;
   std::string error = validateGemmConfig(updated);
   if (!error.empty())

@@ -469,10 +469,12 @@ class Kernel:
                                                  args._handle, handle), self._lib)
 
     def time(self, grid, args, warmup=10, reps=100):
-        """(median, min, max) milliseconds of `reps` launches, each timed
-        with CUDA events on the runtime's stream, after `warmup` untimed
-        ones. The launches run one after the other, so the caches are as
-        the previous launch left them."""
+        """(median, min, max) milliseconds of `reps` launches, each between
+        two CUDA events on the runtime's stream, after `warmup` untimed
+        ones: all enqueued back to back and waited for once (under the
+        watchdog), so that the GPU runs them as it runs a peer's timing
+        loop. The caches are as the previous launch left them. To time a
+        kernel beside a peer, time both with tle_bench and launch_async."""
         args = _as_args(args)
         _sync_torch()
         times = [c_double(), c_double(), c_double()]
@@ -485,7 +487,7 @@ class Kernel:
         triton.testing.do_bench; it does not synchronize PyTorch first.
 
         Not a kernel timer: each call returns only once the kernel is done
-        (the runtime polls its stream, sleeping 20 us to 1 ms between polls),
+        (the runtime polls an event, sleeping 20 us to 1 ms between polls),
         and do_bench's events sit on PyTorch's stream, not the runtime's, so
         what they measure is the host's round trip. Time kernels with
         time(), or give do_bench a function that calls launch_async()."""

@@ -255,7 +255,8 @@ public:
                     std::vector<KernelInfo> kernels,
                     std::unique_ptr<Module> &module);
 
-  /// Seconds a launch may take before it is reported as a hang.
+  /// Seconds a launch may take before it is reported as a hang (counted
+  /// from when the launch before it finished, in a batch).
   void setWatchdog(double seconds) { watchdogSeconds = seconds; }
   double watchdog() const { return watchdogSeconds; }
 
@@ -272,8 +273,11 @@ public:
   Status launchOnStream(Module &module, const std::string &kernel,
                         const unsigned grid[3], KernelArgs &args,
                         uint64_t stream);
-  /// `warmup` untimed launches, then `reps` launches each timed with CUDA
-  /// events, all under the watchdog.
+  /// `warmup` untimed launches, then `reps` launches each between two CUDA
+  /// events, all enqueued back to back (as a peer timed in a loop or by
+  /// do_bench runs: the GPU never idles between them) and waited for under
+  /// the watchdog, which allows each launch `watchdog()` seconds after the
+  /// one before it finished. `timing` summarizes the per-launch times.
   Status time(Module &module, const std::string &kernel, const unsigned grid[3],
               KernelArgs &args, int warmup, int reps, Timing &timing);
 

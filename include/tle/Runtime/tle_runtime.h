@@ -178,11 +178,11 @@ TLE_RT_API int tle_rt_args_add_f32(tle_rt_args *args, float value);
 TLE_RT_API int tle_rt_args_check(const tle_rt_args *args,
                                  const tle_rt_kernel *kernel);
 
-/* Launches. tle_rt_launch and tle_rt_time run on the runtime's own stream,
-   each launch waited for under the device's watchdog: work of other
-   libraries on their streams (e.g. the inputs PyTorch wrote) must be
-   complete before the call. tle_rt_launch_on_stream enqueues on the
-   caller's stream instead and does not wait. */
+/* Launches. tle_rt_launch and tle_rt_time run on the runtime's own stream
+   and return when their launches are done, under the device's watchdog:
+   work of other libraries on their streams (e.g. the inputs PyTorch wrote)
+   must be complete before the call. tle_rt_launch_on_stream enqueues on
+   the caller's stream instead and does not wait. */
 TLE_RT_API int tle_rt_launch(tle_rt_kernel *kernel, unsigned grid_x,
                              unsigned grid_y, unsigned grid_z,
                              tle_rt_args *args);
@@ -203,8 +203,12 @@ TLE_RT_API int tle_rt_launch(tle_rt_kernel *kernel, unsigned grid_x,
 TLE_RT_API int tle_rt_launch_on_stream(tle_rt_kernel *kernel, unsigned grid_x,
                                        unsigned grid_y, unsigned grid_z,
                                        tle_rt_args *args, uint64_t stream);
-/** `warmup` untimed launches, then `reps` launches timed with CUDA events;
-    times in milliseconds. */
+/** `warmup` untimed launches, then `reps` launches each between two CUDA
+    events, all enqueued back to back on the runtime's stream (the GPU does
+    not idle between them, as under a peer's timing loop) and waited for
+    once, under the watchdog, which gives each launch the watchdog's seconds
+    after the one before it finished. The median, minimum and maximum of
+    the per-launch times, in milliseconds. */
 TLE_RT_API int tle_rt_time(tle_rt_kernel *kernel, unsigned grid_x,
                            unsigned grid_y, unsigned grid_z, tle_rt_args *args,
                            int warmup, int reps, double *median_ms,

@@ -12,6 +12,7 @@
 #include "tle/Support/KernelMetadataFormat.h"
 #include "tle/Support/Strings.h"
 
+#include <algorithm>
 #include <cstring>
 
 using namespace tle;
@@ -28,14 +29,15 @@ static_assert(sizeof(CUtensorMap) == kTensorMapBytes &&
               alignof(CUtensorMap) <= kTensorMapBytes &&
               hopper::kTensorMapAlignment <= kTensorMapBytes);
 
-/// Empty `strides` stand for the contiguous (row-major) ones of `sizes`.
+/// Empty `strides` stand for the contiguous (row-major) ones of `sizes`,
+/// which count an empty dimension as 1, as PyTorch does.
 static std::vector<int64_t> resolveStrides(std::vector<int64_t> strides,
                                            const std::vector<int64_t> &sizes) {
   if (!strides.empty())
     return strides;
   strides.assign(sizes.size(), 1);
   for (size_t i = sizes.size(); i-- > 1;)
-    strides[i - 1] = strides[i] * sizes[i];
+    strides[i - 1] = strides[i] * std::max<int64_t>(sizes[i], 1);
   return strides;
 }
 

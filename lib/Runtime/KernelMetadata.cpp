@@ -228,6 +228,8 @@ public:
     where += " ('" + kernel.name + "')";
     if (Status s = readBlock(kernel); !s)
       return s;
+    // Required although tle-translate writes 0 when a kernel needs none: a
+    // kernel launched with too little shared memory fails obscurely.
     if (Status s = readInteger(md::kDynamicSharedMemory, 0,
                                kernel.dynamicSharedMemory);
         !s)

@@ -201,7 +201,8 @@ class TensorMap:
 
 def tensor_map(tensor):
     """Marks `tensor` to be passed as a TMA descriptor (the kernel's
-    signature gives the box, element type and swizzle)."""
+    signature gives the box and swizzle; the tensor's dtype must be its
+    element type)."""
     return TensorMap(tensor)
 
 

@@ -162,6 +162,18 @@ TEST(KernelArgs, IdentityLayoutNeedsContiguousStrides) {
   oneRow.addMemRef(0x2000, "f32", {1, 256});
   oneRow.addIndex(1);
   EXPECT_TRUE(oneRow.check(pipesKernel()));
+  // An empty tensor's strides are PyTorch's, which count the empty
+  // dimension as 1.
+  KernelInfo kernel = pipesKernel();
+  kernel.args[0] =
+      memrefArg("memref<?x?x4xf32>", "f32", {kDynamic, kDynamic, 4});
+  kernel.params = getParams(kernel.args);
+  KernelArgs empty;
+  empty.addMemRef(0x1000, "f32", {2, 0, 4}, {4, 4, 1});
+  empty.addMemRef(0x2000, "f32", {1, 256});
+  empty.addIndex(1);
+  Status status = empty.check(kernel);
+  EXPECT_TRUE(status) << status.message;
 }
 
 TEST(KernelArgs, StridedLayoutFixesItsStaticStrides) {

@@ -229,6 +229,38 @@ TEST(KernelMetadata, ArgDescriptors) {
   EXPECT_EQ(args[4].name, "sm_scale");
 }
 
+/// The file tle-translate wrote for test/Target/PTX/metadata-args.mlir in
+/// test/Runtime/metadata.test, when run from there: the writer's
+/// descriptors of every kind, as the reader sees them.
+TEST(KernelMetadata, EveryKindFromTranslate) {
+  const char *path = std::getenv("TLE_ARGS_METADATA");
+  if (!path)
+    GTEST_SKIP() << "TLE_ARGS_METADATA is not set";
+  std::string text;
+  ASSERT_TRUE(readFile(path, text));
+  std::vector<KernelInfo> kernels;
+  Status status = parseKernelMetadata(text, kernels);
+  ASSERT_TRUE(status) << status.message;
+  ASSERT_EQ(kernels.size(), 1u);
+  const std::vector<KernelArgInfo> &args = kernels[0].args;
+  ASSERT_EQ(args.size(), 7u);
+  EXPECT_EQ(args[0].kind, KernelArgInfo::Kind::MemRef);
+  EXPECT_TRUE(args[0].identityLayout);
+  EXPECT_EQ(args[0].sizes, (std::vector<int64_t>{kDynamic, 256}));
+  EXPECT_EQ(args[1].elementType, "bf16");
+  EXPECT_FALSE(args[1].identityLayout);
+  EXPECT_EQ(args[1].strides, (std::vector<int64_t>{kDynamic, kDynamic, 1}));
+  EXPECT_EQ(args[1].offset, 0);
+  EXPECT_EQ(args[2].type, "memref<8xi32, strided<[2], offset: ?>>");
+  EXPECT_EQ(args[2].offset, kDynamic);
+  EXPECT_EQ(args[3].kind, KernelArgInfo::Kind::TensorMap);
+  EXPECT_EQ(args[3].box, (std::vector<int64_t>{128, 64}));
+  EXPECT_EQ(args[3].swizzle, 128);
+  EXPECT_EQ(args[4].kind, KernelArgInfo::Kind::Index);
+  EXPECT_EQ(args[5].kind, KernelArgInfo::Kind::I32);
+  EXPECT_EQ(args[6].kind, KernelArgInfo::Kind::F32);
+}
+
 TEST(KernelMetadata, BadArgDescriptors) {
   const std::string at = "kernel metadata: kernels[0] ('k'): args[0]: ";
   EXPECT_EQ(argsError(R"([{"type": "index"}])"), at + "missing key 'kind'");

@@ -38,7 +38,7 @@ def declare(lib):
     fn("tle_rt_kernel_num_args", c_void_p)
     fn("tle_rt_args_create", POINTER(c_void_p))
     fn("tle_rt_args_free", c_void_p, restype=None)
-    fn("tle_rt_args_add_memref", c_void_p, c_uint64, c_int,
+    fn("tle_rt_args_add_memref", c_void_p, c_uint64, c_char_p, c_int,
        POINTER(c_int64), POINTER(c_int64), c_int64)
     fn("tle_rt_args_add_index", c_void_p, c_int64)
     fn("tle_rt_launch", c_void_p, c_uint, c_uint, c_uint, c_void_p)
@@ -79,11 +79,11 @@ def main():
     args = c_void_p()
     check(lib.tle_rt_args_create(byref(args)))
     sizes = (c_int64 * 2)(rows, 256)
-    check(lib.tle_rt_args_add_memref(args, src, 2, sizes, None, 0))
+    check(lib.tle_rt_args_add_memref(args, src, b"f32", 2, sizes, None, 0))
     # A missing argument is reported, not launched.
     assert lib.tle_rt_launch(kernel, ctas, 1, 1, args) == 1
     assert b"takes 3 arguments" in lib.tle_rt_last_error()
-    check(lib.tle_rt_args_add_memref(args, dst, 2, sizes, None, 0))
+    check(lib.tle_rt_args_add_memref(args, dst, b"f32", 2, sizes, None, 0))
     check(lib.tle_rt_args_add_index(args, n))
     check(lib.tle_rt_launch(kernel, ctas, 1, 1, args))
 

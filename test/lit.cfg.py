@@ -27,12 +27,15 @@ tool_dirs = [config.tle_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["tle-opt", "tle-translate", "tle-run"],
                                    tool_dirs)
 
-# The runtime's GoogleTest binary, when GoogleTest was found.
-unittests = os.path.join(config.tle_obj_root, "unittests", "Runtime",
-                         "tle-runtime-unittests")
-if os.path.exists(unittests):
-    config.available_features.add("runtime-unittests")
-    config.substitutions.append(("%tle_runtime_unittests", unittests))
+# The GoogleTest binaries of the runtime and of tle-run, when GoogleTest was
+# found.
+for feature, path in (
+        ("runtime-unittests", ("Runtime", "tle-runtime-unittests")),
+        ("tle-run-unittests", ("tools", "tle-run", "tle-run-unittests"))):
+    binary = os.path.join(config.tle_obj_root, "unittests", *path)
+    if os.path.exists(binary):
+        config.available_features.add(feature)
+        config.substitutions.append(("%" + path[-1].replace("-", "_"), binary))
 
 # Tests that expect "no CUDA device" are unsupported where there is one.
 tle_run = os.path.join(config.tle_tools_dir, "tle-run")
@@ -76,7 +79,8 @@ for tool in ("clang-format", "git"):
 # toolkit: there a missing one is a broken set-up, not a reason to skip the
 # tests that need it.
 if os.environ.get("CI") == "true":
-    for feature in ("runtime-unittests", "problems-unittests", "ptxas",
+    for feature in ("runtime-unittests", "tle-run-unittests",
+                    "problems-unittests", "ptxas",
                     "libdevice", "clang-format", "git"):
         if feature not in config.available_features:
             lit_config.fatal("CI must run every CPU test, but '%s' is "

@@ -20,36 +20,37 @@ struct tle_rt_device {
 };
 
 struct tle_rt_kernel {
+  /// Null for a kernel of metadata read without a device.
   tle_rt_module *module;
   const KernelInfo *info;
 };
 
+/// One handle per kernel, so that handles stay put.
+using KernelHandles = std::vector<std::unique_ptr<tle_rt_kernel>>;
+
 struct tle_rt_module {
   tle_rt_device *device;
   std::unique_ptr<Module> module;
-  /// One per kernel of the module, so that handles stay put.
-  std::vector<std::unique_ptr<tle_rt_kernel>> kernels;
+  KernelHandles kernels;
+};
+
+struct tle_rt_metadata {
+  std::vector<KernelInfo> infos;
+  KernelHandles kernels;
 };
 
 struct tle_rt_args {
   KernelArgs args;
 };
 
+static_assert(TLE_RT_DYNAMIC == tle::metadata::kDynamic,
+              "the C API spells 'dynamic' as the metadata does");
+
 static thread_local std::string lastError;
 
 static int fail(const Status &status) {
   lastError = status.message;
-  switch (status.code) {
-  case Status::Code::Ok:
-    return TLE_RT_OK;
-  case Status::Code::NoDevice:
-    return TLE_RT_NO_DEVICE;
-  case Status::Code::Hang:
-    return TLE_RT_HANG;
-  case Status::Code::Error:
-    break;
-  }
-  return TLE_RT_ERROR;
+  return status.code;
 }
 
 static int report(const Status &status) {
@@ -164,6 +165,15 @@ int tle_rt_fill(tle_rt_device *device, uint64_t address, uint8_t byte) {
 // Modules and kernels
 //===----------------------------------------------------------------------===//
 
+static KernelHandles makeHandles(tle_rt_module *module,
+                                 const std::vector<KernelInfo> &infos) {
+  KernelHandles handles;
+  for (const KernelInfo &info : infos)
+    handles.push_back(
+        std::make_unique<tle_rt_kernel>(tle_rt_kernel{module, &info}));
+  return handles;
+}
+
 int tle_rt_module_load(tle_rt_device *device, const char *imagePath,
                        const char *metadataPath, tle_rt_module **module) {
   if (!device || !imagePath || !module)
@@ -185,33 +195,66 @@ int tle_rt_module_load(tle_rt_device *device, const char *imagePath,
   if (!s)
     return fail(s);
   auto *result = new tle_rt_module{device, std::move(loaded), {}};
-  for (const KernelInfo &info : result->module->kernels())
-    result->kernels.push_back(
-        std::make_unique<tle_rt_kernel>(tle_rt_kernel{result, &info}));
+  result->kernels = makeHandles(result, result->module->kernels());
   *module = result;
   return TLE_RT_OK;
 }
 
 void tle_rt_module_free(tle_rt_module *module) { delete module; }
 
-int tle_rt_module_get_kernel(tle_rt_module *module, const char *name,
-                             tle_rt_kernel **kernel) {
-  if (!module || !kernel)
-    return invalid(__func__, "module and kernel must not be NULL");
+int tle_rt_metadata_read(const char *path, tle_rt_metadata **metadata) {
+  if (!path || !metadata)
+    return invalid(__func__, "path and metadata must not be NULL");
+  std::string text;
+  std::vector<KernelInfo> kernels;
+  Status s = readFile(path, text);
+  if (s)
+    s = parseKernelMetadata(text, kernels);
+  if (!s)
+    return fail(s);
+  auto *result = new tle_rt_metadata{std::move(kernels), {}};
+  result->kernels = makeHandles(nullptr, result->infos);
+  *metadata = result;
+  return TLE_RT_OK;
+}
+
+void tle_rt_metadata_free(tle_rt_metadata *metadata) { delete metadata; }
+
+/// The kernel called `name` among `kernels`, or the only one for a NULL
+/// name.
+static int getKernel(const char *function, const KernelHandles &kernels,
+                     const char *name, tle_rt_kernel **kernel) {
+  if (!kernel)
+    return invalid(function, "kernel is NULL");
   if (!name) {
-    if (module->kernels.size() != 1)
-      return invalid(__func__, "the module has several kernels; name one");
-    *kernel = module->kernels.front().get();
+    if (kernels.size() != 1)
+      return invalid(function, kernels.empty()
+                                   ? "there are no kernels"
+                                   : "there are several kernels; name one");
+    *kernel = kernels.front().get();
     return TLE_RT_OK;
   }
-  for (auto &entry : module->kernels) {
+  for (const auto &entry : kernels) {
     if (entry->info->name == name) {
       *kernel = entry.get();
       return TLE_RT_OK;
     }
   }
-  return fail(
-      Status::error(std::string("no kernel '") + name + "' in the module"));
+  return fail(Status::error(std::string("no kernel '") + name + "'"));
+}
+
+int tle_rt_module_get_kernel(tle_rt_module *module, const char *name,
+                             tle_rt_kernel **kernel) {
+  if (!module)
+    return invalid(__func__, "module is NULL");
+  return getKernel(__func__, module->kernels, name, kernel);
+}
+
+int tle_rt_metadata_get_kernel(tle_rt_metadata *metadata, const char *name,
+                               tle_rt_kernel **kernel) {
+  if (!metadata)
+    return invalid(__func__, "metadata is NULL");
+  return getKernel(__func__, metadata->kernels, name, kernel);
 }
 
 const char *tle_rt_kernel_name(const tle_rt_kernel *kernel) {
@@ -219,9 +262,35 @@ const char *tle_rt_kernel_name(const tle_rt_kernel *kernel) {
 }
 
 int tle_rt_kernel_num_args(const tle_rt_kernel *kernel) {
-  if (!kernel || kernel->info->signature.empty())
+  if (!kernel || kernel->info->args.empty())
     return -1;
-  return static_cast<int>(kernel->info->signature.size());
+  return static_cast<int>(kernel->info->args.size());
+}
+
+int tle_rt_kernel_arg(const tle_rt_kernel *kernel, int index,
+                      tle_rt_arg_info *info) {
+  if (!kernel || !info)
+    return invalid(__func__, "kernel and info must not be NULL");
+  const std::vector<KernelArgInfo> &args = kernel->info->args;
+  if (index < 0 || size_t(index) >= args.size())
+    return fail(Status::error(
+        std::string(__func__) + ": kernel '" + kernel->info->name + "' has " +
+        std::to_string(args.size()) + " arguments, no argument " +
+        std::to_string(index)));
+  const KernelArgInfo &arg = args[index];
+  bool isMap = arg.kind == KernelArgInfo::Kind::TensorMap;
+  *info = tle_rt_arg_info();
+  info->kind = static_cast<int>(arg.kind);
+  info->type = arg.type.c_str();
+  info->name = arg.name.c_str();
+  info->element_type = arg.elementType.c_str();
+  info->rank = static_cast<int>(isMap ? arg.box.size() : arg.sizes.size());
+  info->sizes = arg.sizes.data();
+  info->strides = arg.identityLayout ? nullptr : arg.strides.data();
+  info->offset = arg.offset;
+  info->box = isMap ? arg.box.data() : nullptr;
+  info->swizzle = arg.swizzle;
+  return TLE_RT_OK;
 }
 
 void tle_rt_kernel_block(const tle_rt_kernel *kernel, int block[3]) {
@@ -255,29 +324,32 @@ static void copyShape(int rank, const int64_t *sizes, const int64_t *strides,
     strideList.assign(strides, strides + rank);
 }
 
-int tle_rt_args_add_memref(tle_rt_args *args, uint64_t address, int rank,
+int tle_rt_args_add_memref(tle_rt_args *args, uint64_t address,
+                           const char *elementType, int rank,
                            const int64_t *sizes, const int64_t *strides,
                            int64_t offset) {
-  if (!args)
-    return invalid(__func__, "args is NULL");
+  if (!args || !elementType)
+    return invalid(__func__, "args and element_type must not be NULL");
   if (rank < 0 || (rank > 0 && !sizes))
     return invalid(__func__, "a memref needs a rank >= 0 and its sizes");
   std::vector<int64_t> sizeList, strideList;
   copyShape(rank, sizes, strides, sizeList, strideList);
-  args->args.addMemRef(address, std::move(sizeList), std::move(strideList),
-                       offset);
+  args->args.addMemRef(address, elementType, std::move(sizeList),
+                       std::move(strideList), offset);
   return TLE_RT_OK;
 }
 
-int tle_rt_args_add_tensor_map(tle_rt_args *args, uint64_t address, int rank,
+int tle_rt_args_add_tensor_map(tle_rt_args *args, uint64_t address,
+                               const char *elementType, int rank,
                                const int64_t *sizes, const int64_t *strides) {
-  if (!args)
-    return invalid(__func__, "args is NULL");
+  if (!args || !elementType)
+    return invalid(__func__, "args and element_type must not be NULL");
   if (rank < 1 || !sizes)
     return invalid(__func__, "a tensor map needs a rank >= 1 and its sizes");
   std::vector<int64_t> sizeList, strideList;
   copyShape(rank, sizes, strides, sizeList, strideList);
-  args->args.addTensorMap(address, std::move(sizeList), std::move(strideList));
+  args->args.addTensorMap(address, elementType, std::move(sizeList),
+                          std::move(strideList));
   return TLE_RT_OK;
 }
 
@@ -308,10 +380,23 @@ int tle_rt_args_check(const tle_rt_args *args, const tle_rt_kernel *kernel) {
   return report(args->args.check(*kernel->info));
 }
 
+/// Launches need a kernel loaded on a device, not one of metadata alone.
+static int checkLaunchable(const char *function, const tle_rt_kernel *kernel,
+                           const tle_rt_args *args) {
+  if (!kernel || !args)
+    return invalid(function, "kernel and args must not be NULL");
+  if (!kernel->module)
+    return fail(Status::error(
+        std::string(function) + ": kernel '" + kernel->info->name +
+        "' comes from metadata read without a device; load its module "
+        "with tle_rt_module_load to launch it"));
+  return TLE_RT_OK;
+}
+
 int tle_rt_launch(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
                   unsigned gridZ, tle_rt_args *args) {
-  if (!kernel || !args)
-    return invalid(__func__, "kernel and args must not be NULL");
+  if (int code = checkLaunchable(__func__, kernel, args))
+    return code;
   const unsigned grid[3] = {gridX, gridY, gridZ};
   tle_rt_module &module = *kernel->module;
   return report(module.device->device->launch(
@@ -321,8 +406,8 @@ int tle_rt_launch(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
 int tle_rt_launch_on_stream(tle_rt_kernel *kernel, unsigned gridX,
                             unsigned gridY, unsigned gridZ, tle_rt_args *args,
                             uint64_t stream) {
-  if (!kernel || !args)
-    return invalid(__func__, "kernel and args must not be NULL");
+  if (int code = checkLaunchable(__func__, kernel, args))
+    return code;
   const unsigned grid[3] = {gridX, gridY, gridZ};
   tle_rt_module &module = *kernel->module;
   return report(module.device->device->launchOnStream(
@@ -332,8 +417,8 @@ int tle_rt_launch_on_stream(tle_rt_kernel *kernel, unsigned gridX,
 int tle_rt_time(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
                 unsigned gridZ, tle_rt_args *args, int warmup, int reps,
                 double *medianMs, double *minMs, double *maxMs) {
-  if (!kernel || !args)
-    return invalid(__func__, "kernel and args must not be NULL");
+  if (int code = checkLaunchable(__func__, kernel, args))
+    return code;
   const unsigned grid[3] = {gridX, gridY, gridZ};
   tle_rt_module &module = *kernel->module;
   Timing timing;

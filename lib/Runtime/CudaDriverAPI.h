@@ -149,11 +149,11 @@ CUresult cuLaunchKernel(CUfunction function, unsigned int gridX,
                         CUstream stream, void **params, void **extra);
 CUresult cuStreamCreate(CUstream *stream, unsigned int flags);
 CUresult cuStreamDestroy_v2(CUstream stream);
-CUresult cuStreamQuery(CUstream stream);
 CUresult cuStreamSynchronize(CUstream stream);
 CUresult cuEventCreate(CUevent *event, unsigned int flags);
 CUresult cuEventDestroy_v2(CUevent event);
 CUresult cuEventRecord(CUevent event, CUstream stream);
+CUresult cuEventQuery(CUevent event);
 CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end);
 CUresult cuTensorMapEncodeTiled(
     CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,

@@ -3,19 +3,17 @@
 // Every launch is watched: TLE kernels synchronize through mbarriers, and a
 // protocol error (a reader that never releases a slot) shows up as a kernel
 // that never ends, not as an error. The host therefore never blocks in the
-// driver while a kernel runs; it polls the stream and gives up after the
-// watchdog's limit.
+// driver while a kernel runs; it polls events and gives up after the
+// watchdog's limit (Launches.h).
 //
 //===----------------------------------------------------------------------===//
 
-#include "Driver.h"
+#include "Launches.h"
 #include "TensorMap.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <thread>
+#include "tle/Support/Strings.h"
 
+using namespace tle;
 using namespace tle::runtime;
 using namespace tle::runtime::detail;
 
@@ -87,11 +85,22 @@ const KernelInfo *Module::findKernel(const std::string &name) const {
 // Device
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// One resolved, checked launch: what cuLaunchKernel needs.
+struct Launch {
+  const KernelInfo *info = nullptr;
+  CUfunction function = nullptr;
+  unsigned grid[3] = {1, 1, 1};
+  std::vector<void *> params;
+};
+} // namespace
+
 struct Device::Impl {
   const Driver &driver;
   std::shared_ptr<Context> context;
   CUstream stream = nullptr;
-  CUevent start = nullptr, stop = nullptr;
+  /// Those of watched launches (runLaunches), reused from batch to batch.
+  std::vector<CUevent> events;
   std::string name;
   int computeCapability = 0;
   int multiprocessors = 0;
@@ -102,8 +111,9 @@ struct Device::Impl {
   ~Impl();
   Status create(CUdevice device);
   Status queryAttributes(CUdevice device);
-  Status wait(const std::string &kernel, double seconds);
   Status finish(CUresult enqueued, const std::string &call);
+  Status runWatched(Launch &launch, const LaunchBatch &batch,
+                    std::vector<double> &times);
 };
 
 Device::Impl::~Impl() {
@@ -112,10 +122,8 @@ Device::Impl::~Impl() {
   ScopedContext scope(*context);
   if (!scope.status())
     return;
-  if (start)
-    driver.eventDestroy(start);
-  if (stop)
-    driver.eventDestroy(stop);
+  for (CUevent event : events)
+    driver.eventDestroy(event);
   if (stream)
     driver.streamDestroy(stream);
 }
@@ -149,8 +157,7 @@ Status Device::Impl::queryAttributes(CUdevice device) {
 }
 
 /// The primary context, then a stream of our own (non-blocking, so that
-/// other work on the legacy stream cannot serialize with it) and the two
-/// events of timed launches.
+/// other work on the legacy stream cannot serialize with it).
 Status Device::Impl::create(CUdevice device) {
   if (Status s = queryAttributes(device); !s)
     return s;
@@ -163,50 +170,8 @@ Status Device::Impl::create(CUdevice device) {
   ScopedContext scope(*context);
   if (!scope.status())
     return scope.status();
-  if (Status s =
-          driver.check(driver.streamCreate(&stream, CU_STREAM_NON_BLOCKING),
-                       "cuStreamCreate");
-      !s)
-    return s;
-  if (Status s = driver.check(driver.eventCreate(&start, CU_EVENT_DEFAULT),
-                              "cuEventCreate");
-      !s)
-    return s;
-  return driver.check(driver.eventCreate(&stop, CU_EVENT_DEFAULT),
-                      "cuEventCreate");
-}
-
-static std::string formatSeconds(double seconds) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%g", seconds);
-  return buffer;
-}
-
-/// Polls the stream with sleeps that grow from 20 us to 1 ms: short
-/// kernels are seen finishing quickly, long ones cost little CPU.
-Status Device::Impl::wait(const std::string &kernel, double seconds) {
-  using Clock = std::chrono::steady_clock;
-  Clock::time_point begin = Clock::now();
-  std::chrono::microseconds pause(20);
-  while (true) {
-    CUresult result = driver.streamQuery(stream);
-    if (result == CUDA_SUCCESS)
-      return Status::ok();
-    if (result != CUDA_ERROR_NOT_READY)
-      return Status::error("kernel '" + kernel +
-                           "' failed: " + driver.describe(result));
-    std::chrono::duration<double> elapsed = Clock::now() - begin;
-    if (elapsed.count() > seconds) {
-      context->hung = true;
-      return Status::hang("kernel '" + kernel + "' did not finish within " +
-                          formatSeconds(seconds) +
-                          " s; a pipe is probably deadlocked (a reader that "
-                          "never releases, or a wait that is never "
-                          "committed)");
-    }
-    std::this_thread::sleep_for(pause);
-    pause = std::min(pause * 2, std::chrono::microseconds(1000));
-  }
+  return driver.check(driver.streamCreate(&stream, CU_STREAM_NON_BLOCKING),
+                      "cuStreamCreate");
 }
 
 Device::Device(std::unique_ptr<Impl> impl) : impl(std::move(impl)) {}
@@ -434,21 +399,11 @@ Status Device::loadModule(const std::string &image, bool isPTX,
 // Launches
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// One resolved, checked launch: what cuLaunchKernel needs.
-struct Launch {
-  const KernelInfo *info = nullptr;
-  CUfunction function = nullptr;
-  unsigned grid[3] = {1, 1, 1};
-  std::vector<void *> params;
-};
-} // namespace
-
 static std::string kernelNames(const Module &module) {
-  std::string names;
+  std::vector<std::string> names;
   for (const KernelInfo &info : module.kernels())
-    names += (names.empty() ? "'" : ", '") + info.name + "'";
-  return names.empty() ? "none" : names;
+    names.push_back("'" + info.name + "'");
+  return names.empty() ? "none" : join(names);
 }
 
 static Status encodeTensorMap(const Driver &driver, const TensorMapEncoding &e,
@@ -510,19 +465,16 @@ static Status enqueue(const Driver &driver, CUstream stream, Launch &launch) {
       "cuLaunchKernel('" + info.name + "')");
 }
 
-/// Resolves and enqueues one launch on `stream`, the context being
-/// current. cuLaunchKernel copies the parameter values it is pointed at
-/// before it returns, so `args` may change or go as soon as this does.
-static Status startLaunch(const Driver &driver, Module &module,
-                          const std::vector<CUfunction> &functions,
-                          const std::string &kernel, const unsigned grid[3],
-                          KernelArgs &args, CUstream stream) {
-  Launch launch;
-  if (Status s =
-          prepareLaunch(driver, module, functions, kernel, grid, args, launch);
-      !s)
-    return s;
-  return enqueue(driver, stream, launch);
+/// Runs `batch` of `launch` on the device's stream; a hang leaves the
+/// context unusable.
+Status Device::Impl::runWatched(Launch &launch, const LaunchBatch &batch,
+                                std::vector<double> &times) {
+  Status status = runLaunches(
+      driver, stream, events, [&] { return enqueue(driver, stream, launch); },
+      batch, times);
+  if (status.code == TLE_RT_HANG)
+    context->hung = true;
+  return status;
 }
 
 Status Device::launch(Module &module, const std::string &kernel,
@@ -530,11 +482,13 @@ Status Device::launch(Module &module, const std::string &kernel,
   ScopedContext scope(*impl->context);
   if (!scope.status())
     return scope.status();
-  if (Status s = startLaunch(impl->driver, module, module.impl->functions,
-                             kernel, grid, args, impl->stream);
+  Launch launch;
+  if (Status s = prepareLaunch(impl->driver, module, module.impl->functions,
+                               kernel, grid, args, launch);
       !s)
     return s;
-  return impl->wait(kernel, watchdogSeconds);
+  std::vector<double> unused;
+  return impl->runWatched(launch, {kernel, 1, 0, watchdogSeconds}, unused);
 }
 
 Status Device::launchOnStream(Module &module, const std::string &kernel,
@@ -543,25 +497,14 @@ Status Device::launchOnStream(Module &module, const std::string &kernel,
   ScopedContext scope(*impl->context);
   if (!scope.status())
     return scope.status();
-  return startLaunch(
-      impl->driver, module, module.impl->functions, kernel, grid, args,
-      reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream)));
-}
-
-/// The median of an odd count is the middle time, of an even count the
-/// mean of the two middle ones.
-static Timing summarize(std::vector<double> times) {
-  Timing timing;
-  timing.reps = static_cast<int>(times.size());
-  if (times.empty())
-    return timing;
-  std::sort(times.begin(), times.end());
-  size_t mid = times.size() / 2;
-  timing.medianMs =
-      times.size() % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-  timing.minMs = times.front();
-  timing.maxMs = times.back();
-  return timing;
+  Launch launch;
+  if (Status s = prepareLaunch(impl->driver, module, module.impl->functions,
+                               kernel, grid, args, launch);
+      !s)
+    return s;
+  return enqueue(impl->driver,
+                 reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream)),
+                 launch);
 }
 
 Status Device::time(Module &module, const std::string &kernel,
@@ -577,33 +520,11 @@ Status Device::time(Module &module, const std::string &kernel,
                                kernel, grid, args, launch);
       !s)
     return s;
-  const Driver &driver = impl->driver;
-  for (int i = 0; i < warmup; ++i) {
-    Status s = enqueue(driver, impl->stream, launch);
-    if (s)
-      s = impl->wait(kernel, watchdogSeconds);
-    if (!s)
-      return s;
-  }
   std::vector<double> times;
-  for (int i = 0; i < reps; ++i) {
-    Status s = driver.check(driver.eventRecord(impl->start, impl->stream),
-                            "cuEventRecord");
-    if (s)
-      s = enqueue(driver, impl->stream, launch);
-    if (s)
-      s = driver.check(driver.eventRecord(impl->stop, impl->stream),
-                       "cuEventRecord");
-    if (s)
-      s = impl->wait(kernel, watchdogSeconds);
-    float ms = 0;
-    if (s)
-      s = driver.check(driver.eventElapsedTime(&ms, impl->start, impl->stop),
-                       "cuEventElapsedTime");
-    if (!s)
-      return s;
-    times.push_back(ms);
-  }
+  if (Status s = impl->runWatched(
+          launch, {kernel, warmup, reps, watchdogSeconds}, times);
+      !s)
+    return s;
   timing = summarize(std::move(times));
   return Status::ok();
 }

@@ -49,11 +49,11 @@ namespace tle::runtime::detail {
   X(launchKernel, cuLaunchKernel)                                              \
   X(streamCreate, cuStreamCreate)                                              \
   X(streamDestroy, cuStreamDestroy_v2)                                         \
-  X(streamQuery, cuStreamQuery)                                                \
   X(streamSynchronize, cuStreamSynchronize)                                    \
   X(eventCreate, cuEventCreate)                                                \
   X(eventDestroy, cuEventDestroy_v2)                                           \
   X(eventRecord, cuEventRecord)                                                \
+  X(eventQuery, cuEventQuery)                                                  \
   X(eventElapsedTime, cuEventElapsedTime_v2)                                   \
   X(tensorMapEncodeTiled, cuTensorMapEncodeTiled)
 

@@ -8,26 +8,36 @@
 
 #include "TensorMap.h"
 
+#include "tle/Support/Hopper.h"
+#include "tle/Support/KernelMetadataFormat.h"
+#include "tle/Support/Strings.h"
+
+#include <algorithm>
 #include <cstring>
 
+using namespace tle;
 using namespace tle::runtime;
 using detail::TensorMapEncoding;
+namespace md = tle::metadata;
 
-/// The size and alignment of a CUtensorMap: the PTX parameter is
-/// `.align 64 .b8 [128]`, cuTensorMapEncodeTiled writes to 64-byte aligned
-/// storage, and cuda.h declares the type 128-byte aligned.
-static constexpr size_t kTensorMapBytes = 128;
+/// A descriptor's storage: the PTX parameter is `.align 64 .b8 [128]`,
+/// cuTensorMapEncodeTiled writes to 64-byte aligned storage, and cuda.h may
+/// declare the type 128-byte aligned; 128 bytes at a 128-byte boundary
+/// satisfy all three.
+static constexpr size_t kTensorMapBytes = hopper::kTensorMapBytes;
 static_assert(sizeof(CUtensorMap) == kTensorMapBytes &&
-              alignof(CUtensorMap) <= kTensorMapBytes);
+              alignof(CUtensorMap) <= kTensorMapBytes &&
+              hopper::kTensorMapAlignment <= kTensorMapBytes);
 
-/// Empty `strides` stand for the contiguous (row-major) ones of `sizes`.
+/// Empty `strides` stand for the contiguous (row-major) ones of `sizes`,
+/// which count an empty dimension as 1, as PyTorch does.
 static std::vector<int64_t> resolveStrides(std::vector<int64_t> strides,
                                            const std::vector<int64_t> &sizes) {
   if (!strides.empty())
     return strides;
   strides.assign(sizes.size(), 1);
   for (size_t i = sizes.size(); i-- > 1;)
-    strides[i - 1] = strides[i] * sizes[i];
+    strides[i - 1] = strides[i] * std::max<int64_t>(sizes[i], 1);
   return strides;
 }
 
@@ -48,19 +58,14 @@ unsigned char *KernelArgs::paramStorage(size_t param) {
          params[param].offset;
 }
 
-void KernelArgs::addMemRef(uint64_t address, std::vector<int64_t> sizes,
+void KernelArgs::addMemRef(uint64_t address, std::string elementType,
+                           std::vector<int64_t> sizes,
                            std::vector<int64_t> strides, int64_t offset) {
   strides = resolveStrides(std::move(strides), sizes);
-  SourceArg arg{"memref", sizes};
-  arg.param = params.size();
-  // A stride list of the wrong length is caught by check(): the rank the
-  // kernel sees is sizes.size(), the parameter count then differs.
-  if (strides.size() != sizes.size())
-    arg.kind = "memref with " + std::to_string(sizes.size()) + " sizes but " +
-               std::to_string(strides.size()) + " strides";
-  sourceArgs.push_back(std::move(arg));
-  addParam("ptr", &address, sizeof(address), sizeof(address));
-  addParam("ptr", &address, sizeof(address), sizeof(address));
+  sourceArgs.push_back({KernelArgInfo::Kind::MemRef, std::move(elementType),
+                        sizes, strides, offset, address, params.size()});
+  addParam(md::kPtrParam, &address, sizeof(address), sizeof(address));
+  addParam(md::kPtrParam, &address, sizeof(address), sizeof(address));
   addParam("i64", &offset, sizeof(offset), sizeof(offset));
   for (int64_t size : sizes)
     addParam("i64", &size, sizeof(size), sizeof(size));
@@ -68,28 +73,33 @@ void KernelArgs::addMemRef(uint64_t address, std::vector<int64_t> sizes,
     addParam("i64", &stride, sizeof(stride), sizeof(stride));
 }
 
-void KernelArgs::addTensorMap(uint64_t address, std::vector<int64_t> sizes,
+void KernelArgs::addTensorMap(uint64_t address, std::string elementType,
+                              std::vector<int64_t> sizes,
                               std::vector<int64_t> strides) {
   strides = resolveStrides(std::move(strides), sizes);
-  sourceArgs.push_back({"tensor_map", std::move(sizes), std::move(strides),
-                        address, params.size()});
+  sourceArgs.push_back({KernelArgInfo::Kind::TensorMap, std::move(elementType),
+                        std::move(sizes), std::move(strides), 0, address,
+                        params.size()});
   // Zeros until encodeTensorMaps writes the descriptor.
   const unsigned char zeros[kTensorMapBytes] = {};
-  addParam("tensor_map", zeros, kTensorMapBytes, kTensorMapBytes);
+  addParam(md::kTensorMapParam, zeros, kTensorMapBytes, kTensorMapBytes);
 }
 
 void KernelArgs::addIndex(int64_t value) {
-  sourceArgs.push_back({"index", {}, {}, 0, params.size()});
+  sourceArgs.push_back({KernelArgInfo::Kind::Index});
+  sourceArgs.back().param = params.size();
   addParam("i64", &value, sizeof(value), sizeof(value));
 }
 
 void KernelArgs::addI32(int32_t value) {
-  sourceArgs.push_back({"i32", {}, {}, 0, params.size()});
+  sourceArgs.push_back({KernelArgInfo::Kind::I32});
+  sourceArgs.back().param = params.size();
   addParam("i32", &value, sizeof(value), sizeof(value));
 }
 
 void KernelArgs::addF32(float value) {
-  sourceArgs.push_back({"f32", {}, {}, 0, params.size()});
+  sourceArgs.push_back({KernelArgInfo::Kind::F32});
+  sourceArgs.back().param = params.size();
   addParam("f32", &value, sizeof(value), sizeof(value));
 }
 
@@ -108,84 +118,124 @@ std::vector<void *> KernelArgs::pointers() {
 }
 
 std::string KernelArgs::describe() const {
-  std::string result;
+  std::vector<std::string> kinds;
   for (const Param &param : params)
-    result += (result.empty() ? "" : ", ") + param.kind;
-  return result;
+    kinds.push_back(param.kind);
+  return join(kinds);
 }
 
-static std::string joined(const std::vector<std::string> &items) {
-  std::string result;
-  for (const std::string &item : items)
-    result += (result.empty() ? "" : ", ") + item;
-  return result;
-}
-
-/// Compares one source argument with its signature entry.
-static Status checkArg(size_t index, const std::string &type,
-                       const std::string &kind,
-                       const std::vector<int64_t> &sizes) {
-  std::string where = "argument " + std::to_string(index) + " (" + type + ")";
-  if (type.compare(0, 7, "memref<") != 0) {
-    bool same = kind == type || (kind == "index" && type == "i64");
-    if (!same)
-      return Status::error(where + " was passed as " + kind);
-    return Status::ok();
+static const char *describeKind(KernelArgInfo::Kind kind) {
+  switch (kind) {
+  case KernelArgInfo::Kind::MemRef:
+    return "a memref";
+  case KernelArgInfo::Kind::TensorMap:
+    return "a tensor map";
+  case KernelArgInfo::Kind::Index:
+    return "an index";
+  case KernelArgInfo::Kind::I32:
+    return "an i32";
+  case KernelArgInfo::Kind::F32:
+    return "an f32";
   }
-  if (kind != "memref")
-    return Status::error(where + " was passed as " + kind);
-  MemRefTypeInfo info;
-  if (Status s = parseMemRefType(type, info); !s)
-    return Status::error(where + ": " + s.message);
-  if (info.shape.size() != sizes.size())
-    return Status::error(
-        where + " has rank " + std::to_string(info.shape.size()) +
-        ", the memref passed has rank " + std::to_string(sizes.size()));
+  return "an argument";
+}
+
+static std::string str(int64_t value) { return std::to_string(value); }
+
+/// The strides a memref of `info`'s layout must have, md::kDynamic where any
+/// will do: the contiguous ones for the identity layout.
+static std::vector<int64_t>
+getRequiredStrides(const KernelArgInfo &info,
+                   const std::vector<int64_t> &sizes) {
+  if (!info.identityLayout)
+    return info.strides;
+  return resolveStrides({}, sizes);
+}
+
+/// The rank, element type, sizes, strides and offset of a memref passed for
+/// `info`. The stride of a dimension of size 1 is never used, so it may be
+/// anything (a PyTorch view made by unsqueeze or expand).
+static Status checkMemRef(const KernelArgInfo &info,
+                          const std::string &elementType,
+                          const std::vector<int64_t> &sizes,
+                          const std::vector<int64_t> &strides, int64_t offset) {
+  if (info.sizes.size() != sizes.size())
+    return Status::error("the type has rank " + str(info.sizes.size()) +
+                         ", the memref passed has rank " + str(sizes.size()));
+  if (strides.size() != sizes.size())
+    return Status::error("the memref passed has " + str(sizes.size()) +
+                         " sizes but " + str(strides.size()) + " strides");
+  if (info.elementType != elementType)
+    return Status::error("the element type is " + info.elementType +
+                         ", the memref passed holds " + elementType);
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (info.shape[d] >= 0 && info.shape[d] != sizes[d])
-      return Status::error(where + ": dimension " + std::to_string(d) + " is " +
-                           std::to_string(info.shape[d]) +
-                           ", the memref passed has size " +
-                           std::to_string(sizes[d]));
     if (sizes[d] < 0)
-      return Status::error(where + ": negative size " +
-                           std::to_string(sizes[d]) + " in dimension " +
-                           std::to_string(d));
+      return Status::error("negative size " + str(sizes[d]) + " in dimension " +
+                           str(d));
+    if (info.sizes[d] != md::kDynamic && info.sizes[d] != sizes[d])
+      return Status::error("dimension " + str(d) + " is " + str(info.sizes[d]) +
+                           ", the memref passed has size " + str(sizes[d]));
   }
+  std::vector<int64_t> required = getRequiredStrides(info, sizes);
+  const char *layout =
+      info.identityLayout ? "identity (contiguous)" : "strided";
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (required[d] != md::kDynamic && sizes[d] > 1 &&
+        required[d] != strides[d])
+      return Status::error("the " + std::string(layout) +
+                           " layout has stride " + str(required[d]) +
+                           " in dimension " + str(d) +
+                           ", the memref passed has stride " + str(strides[d]));
+  if (info.offset != md::kDynamic && info.offset != offset)
+    return Status::error("the " + std::string(layout) + " layout has offset " +
+                         str(info.offset) + ", the memref passed has offset " +
+                         str(offset));
   return Status::ok();
 }
 
-/// The signature entry of argument `index` must be a tensor map type.
+/// Argument `index` is a tensor map.
 Status KernelArgs::getTensorMapEncoding(const KernelInfo &kernel, size_t index,
                                         TensorMapEncoding &encoding) const {
   const SourceArg &arg = sourceArgs[index];
-  const std::string &type = kernel.signature[index];
-  TensorMapTypeInfo info;
-  Status s = parseTensorMapType(type, info);
-  if (s)
-    s = detail::buildTensorMapEncoding(info, arg.address, arg.sizes,
-                                       arg.strides, encoding);
+  const KernelArgInfo &info = kernel.args[index];
+  Status s =
+      info.elementType == arg.elementType
+          ? detail::buildTensorMapEncoding(info, arg.address, arg.sizes,
+                                           arg.strides, encoding)
+          : Status::error("the element type is " + info.elementType +
+                          ", the tensor passed holds " + arg.elementType);
   if (s)
     return s;
-  return Status::error("argument " + std::to_string(index) + " (" + type +
-                       "): " + s.message);
+  return Status::error("kernel '" + kernel.name + "': " + info.describe(index) +
+                       ": " + s.message);
 }
 
-Status KernelArgs::checkSignature(const KernelInfo &kernel) const {
-  if (sourceArgs.size() != kernel.signature.size())
+Status KernelArgs::checkArgs(const KernelInfo &kernel) const {
+  if (sourceArgs.size() != kernel.args.size()) {
+    std::vector<std::string> types;
+    for (const KernelArgInfo &info : kernel.args)
+      types.push_back(info.type);
     return Status::error("kernel '" + kernel.name + "' takes " +
-                         std::to_string(kernel.signature.size()) +
-                         " arguments (" + joined(kernel.signature) + "), " +
-                         std::to_string(sourceArgs.size()) + " were passed");
+                         str(kernel.args.size()) + " arguments (" +
+                         join(types) + "), " + str(sourceArgs.size()) +
+                         " were passed");
+  }
   for (size_t i = 0; i < sourceArgs.size(); ++i) {
     const SourceArg &arg = sourceArgs[i];
-    const std::string &type = kernel.signature[i];
-    TensorMapEncoding unused;
-    Status s = arg.kind == "tensor_map" && isTensorMapType(type)
-                   ? getTensorMapEncoding(kernel, i, unused)
-                   : checkArg(i, type, arg.kind, arg.sizes);
-    if (!s)
-      return Status::error("kernel '" + kernel.name + "': " + s.message);
+    const KernelArgInfo &info = kernel.args[i];
+    std::string where = "kernel '" + kernel.name + "': " + info.describe(i);
+    if (arg.kind != info.kind)
+      return Status::error(where + " was passed " + describeKind(arg.kind));
+    if (arg.kind == KernelArgInfo::Kind::TensorMap) {
+      TensorMapEncoding unused;
+      if (Status s = getTensorMapEncoding(kernel, i, unused); !s)
+        return s;
+    } else if (arg.kind == KernelArgInfo::Kind::MemRef) {
+      if (Status s = checkMemRef(info, arg.elementType, arg.sizes, arg.strides,
+                                 arg.offset);
+          !s)
+        return Status::error(where + ": " + s.message);
+    }
   }
   return Status::ok();
 }
@@ -194,33 +244,34 @@ Status KernelArgs::checkParams(const KernelInfo &kernel) const {
   if (params.size() != kernel.params.size())
     return Status::error("kernel '" + kernel.name + "' has " +
                          std::to_string(kernel.params.size()) +
-                         " parameters (" + joined(kernel.params) + "), " +
+                         " parameters (" + join(kernel.params) + "), " +
                          std::to_string(params.size()) + " were packed (" +
                          describe() + ")");
   for (size_t i = 0; i < params.size(); ++i)
     if (params[i].kind != kernel.params[i] &&
-        !(params[i].kind == "tensor_map" && kernel.params[i] == "ptr"))
+        !(params[i].kind == md::kTensorMapParam &&
+          kernel.params[i] == md::kPtrParam))
       return Status::error("kernel '" + kernel.name + "': parameter " +
                            std::to_string(i) + " is " + kernel.params[i] +
                            ", a " + params[i].kind + " was packed");
   return Status::ok();
 }
 
-/// The signature is checked first because its messages name source
+/// The arguments are checked first because their messages name source
 /// arguments; the parameters last, since they are what the launch reads. A
 /// tensor map may be listed as a "ptr" parameter, by metadata writers that
 /// spell the byval pointer of its LLVM parameter as they do any other: the
-/// signature has already said what it is.
+/// arguments have already said what it is.
 Status KernelArgs::check(const KernelInfo &kernel) const {
-  if (!kernel.signature.empty()) {
-    if (Status s = checkSignature(kernel); !s)
+  if (!kernel.args.empty()) {
+    if (Status s = checkArgs(kernel); !s)
       return s;
   } else {
     for (const SourceArg &arg : sourceArgs)
-      if (arg.kind == "tensor_map")
+      if (arg.kind == KernelArgInfo::Kind::TensorMap)
         return Status::error(
             "kernel '" + kernel.name +
-            "' has no signature in its metadata, which a tensor map "
+            "' has no arguments in its metadata, which a tensor map "
             "argument needs (for its box, element type and swizzle)");
   }
   return checkParams(kernel);
@@ -231,15 +282,14 @@ Status KernelArgs::encodeTensorMaps(const KernelInfo &kernel,
   if (Status s = check(kernel); !s)
     return s;
   for (size_t i = 0; i < sourceArgs.size(); ++i) {
-    if (sourceArgs[i].kind != "tensor_map")
+    if (sourceArgs[i].kind != KernelArgInfo::Kind::TensorMap)
       continue;
     TensorMapEncoding encoding;
     if (Status s = getTensorMapEncoding(kernel, i, encoding); !s)
       return s;
     if (Status s = encode(encoding, paramStorage(sourceArgs[i].param)); !s)
-      return Status::error("kernel '" + kernel.name + "': argument " +
-                           std::to_string(i) + " (" + kernel.signature[i] +
-                           "): " + s.message);
+      return Status::error("kernel '" + kernel.name + "': " +
+                           kernel.args[i].describe(i) + ": " + s.message);
   }
   return Status::ok();
 }

@@ -1,20 +1,26 @@
 //===- KernelMetadata.cpp - tle-translate's launch metadata ---------------===//
 //
 // Reads the JSON that tle-translate --tle-metadata writes (docs/Translation.md)
-// into KernelInfo, and the memref types of kernel signatures.
+// into KernelInfo: the only reader of it, Python included (through the C
+// API), with the keys of tle/Support/KernelMetadataFormat.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tle/Runtime/Json.h"
 #include "tle/Runtime/Runtime.h"
+#include "tle/Support/Hopper.h"
+#include "tle/Support/KernelMetadataFormat.h"
+#include "tle/Support/Strings.h"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+using namespace tle;
 using namespace tle::runtime;
 using json::Value;
+namespace md = tle::metadata;
 
 Status tle::runtime::readFile(const std::string &path, std::string &contents) {
   FILE *file = std::fopen(path.c_str(), "rb");
@@ -46,34 +52,26 @@ std::string tle::runtime::defaultMetadataPath(const std::string &kernelPath) {
   return kernelPath.substr(0, dot) + ".json";
 }
 
+std::string KernelArgInfo::describe(size_t index) const {
+  std::string text = "argument " + std::to_string(index);
+  if (!name.empty())
+    text += " '" + name + "'";
+  return text + " (" + type + ")";
+}
+
 //===----------------------------------------------------------------------===//
 // KernelInfo from JSON
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// Reads the members of one kernel object; `where` prefixes every message
+/// Reads the members of one JSON object; `where` prefixes every message
 /// ("kernels[0] ('pipes')").
-class KernelReader {
+class ObjectReader {
 public:
-  KernelReader(const Value &object, std::string where)
+  ObjectReader(const Value &object, std::string where)
       : object(object), where(std::move(where)) {}
 
-  Status read(KernelInfo &kernel) {
-    if (Status s = readString("name", /*required=*/true, kernel.name); !s)
-      return s;
-    where += " ('" + kernel.name + "')";
-    if (Status s = readBlock(kernel); !s)
-      return s;
-    if (Status s = readSharedMemory(kernel); !s)
-      return s;
-    if (Status s = readStrings("params", /*required=*/true, kernel.params); !s)
-      return s;
-    if (Status s = readStrings("signature", false, kernel.signature); !s)
-      return s;
-    return readString("grid", false, kernel.grid);
-  }
-
-private:
+protected:
   Status fail(const std::string &message) const {
     return Status::error("kernel metadata: " + where + ": " + message);
   }
@@ -104,10 +102,9 @@ private:
     return status;
   }
 
-  Status readStrings(const char *key, bool required,
-                     std::vector<std::string> &out) const {
+  Status readStrings(const char *key, std::vector<std::string> &out) const {
     Status status;
-    const Value *value = get(key, Value::Kind::Array, required, status);
+    const Value *value = get(key, Value::Kind::Array, true, status);
     if (!value)
       return status;
     for (const Value &item : value->getArray()) {
@@ -118,39 +115,177 @@ private:
     return Status::ok();
   }
 
-  Status readBlock(KernelInfo &kernel) const {
+  /// A required integer of at least `min`.
+  Status readInteger(const char *key, int64_t min, int64_t &out) const {
     Status status;
-    const Value *block = get("block", Value::Kind::Array, true, status);
-    if (!block)
+    const Value *value = get(key, Value::Kind::Number, true, status);
+    if (!value)
       return status;
-    const std::vector<Value> &dims = block->getArray();
-    if (dims.empty() || dims.size() > 3)
-      return fail("'block' must have 1 to 3 dimensions");
-    for (size_t i = 0; i < dims.size(); ++i) {
-      int64_t dim;
-      if (!dims[i].getInteger(dim) || dim < 1 || dim > 1024)
-        return fail("'block' dimensions must be integers from 1 to 1024");
-      kernel.block[i] = static_cast<int>(dim);
-    }
+    if (!value->getInteger(out) || out < min)
+      return fail(std::string("'") + key + "' must be an integer of at least " +
+                  std::to_string(min));
     return Status::ok();
   }
 
-  /// Required although tle-translate writes 0 when a kernel needs none: a
-  /// kernel launched with too little shared memory fails obscurely.
-  Status readSharedMemory(KernelInfo &kernel) const {
+  /// A required array of integers of at least `min` each.
+  Status readIntegers(const char *key, int64_t min,
+                      std::vector<int64_t> &out) const {
     Status status;
-    const Value *bytes =
-        get("dynamic_shared_memory", Value::Kind::Number, true, status);
-    if (!bytes)
+    const Value *value = get(key, Value::Kind::Array, true, status);
+    if (!value)
       return status;
-    if (!bytes->getInteger(kernel.dynamicSharedMemory) ||
-        kernel.dynamicSharedMemory < 0)
-      return fail("'dynamic_shared_memory' must be a non-negative integer");
+    for (const Value &item : value->getArray()) {
+      int64_t integer;
+      if (!item.getInteger(integer) || integer < min)
+        return fail(std::string("'") + key +
+                    "' must hold integers of at least " + std::to_string(min));
+      out.push_back(integer);
+    }
     return Status::ok();
   }
 
   const Value &object;
   std::string where;
+};
+
+/// One member of a kernel's "args".
+class ArgReader : public ObjectReader {
+public:
+  using ObjectReader::ObjectReader;
+
+  Status read(KernelArgInfo &arg) const {
+    std::string kind;
+    if (Status s = readString(md::kKind, true, kind); !s)
+      return s;
+    if (Status s = readString(md::kType, true, arg.type); !s)
+      return s;
+    if (Status s = readString(md::kName, false, arg.name); !s)
+      return s;
+    if (kind == md::kMemRefKind)
+      return readMemRef(arg);
+    if (kind == md::kTensorMapKind)
+      return readTensorMap(arg);
+    for (auto [name, scalar] :
+         {std::pair{md::kIndexKind, KernelArgInfo::Kind::Index},
+          std::pair{md::kI32Kind, KernelArgInfo::Kind::I32},
+          std::pair{md::kF32Kind, KernelArgInfo::Kind::F32}})
+      if (kind == name) {
+        arg.kind = scalar;
+        return Status::ok();
+      }
+    return fail("unknown kind '" + kind + "' (known: " +
+                join({md::kMemRefKind, md::kTensorMapKind, md::kIndexKind,
+                      md::kI32Kind, md::kF32Kind}) +
+                ")");
+  }
+
+private:
+  Status readMemRef(KernelArgInfo &arg) const {
+    arg.kind = KernelArgInfo::Kind::MemRef;
+    std::string layout;
+    Status s = readString(md::kElementType, true, arg.elementType);
+    if (s)
+      s = readIntegers(md::kSizes, md::kDynamic, arg.sizes);
+    if (s)
+      s = readString(md::kLayout, true, layout);
+    if (!s || layout == md::kIdentityLayout)
+      return s;
+    if (layout != md::kStridedLayout)
+      return fail(std::string("'") + md::kLayout + "' must be '" +
+                  md::kIdentityLayout + "' or '" + md::kStridedLayout +
+                  "', not '" + layout + "'");
+    arg.identityLayout = false;
+    s = readIntegers(md::kStrides, md::kDynamic, arg.strides);
+    if (s)
+      s = readInteger(md::kOffset, md::kDynamic, arg.offset);
+    if (s && arg.strides.size() != arg.sizes.size())
+      return fail(std::string("'") + md::kStrides +
+                  "' must have one entry per size");
+    return s;
+  }
+
+  Status readTensorMap(KernelArgInfo &arg) const {
+    arg.kind = KernelArgInfo::Kind::TensorMap;
+    int64_t swizzle = 0;
+    Status s = readString(md::kElementType, true, arg.elementType);
+    if (s)
+      s = readIntegers(md::kBox, 1, arg.box);
+    if (s)
+      s = readInteger(md::kSwizzle, 0, swizzle);
+    arg.swizzle = static_cast<int>(swizzle);
+    return s;
+  }
+};
+
+/// The members of one kernel object.
+class KernelReader : public ObjectReader {
+public:
+  using ObjectReader::ObjectReader;
+
+  Status read(KernelInfo &kernel) {
+    if (Status s = readString(md::kName, /*required=*/true, kernel.name); !s)
+      return s;
+    where += " ('" + kernel.name + "')";
+    if (Status s = readBlock(kernel); !s)
+      return s;
+    // Required although tle-translate writes 0 when a kernel needs none: a
+    // kernel launched with too little shared memory fails obscurely.
+    if (Status s = readInteger(md::kDynamicSharedMemory, 0,
+                               kernel.dynamicSharedMemory);
+        !s)
+      return s;
+    if (Status s = readStrings(md::kParams, kernel.params); !s)
+      return s;
+    if (Status s = readArgs(kernel); !s)
+      return s;
+    return readString(md::kGrid, false, kernel.grid);
+  }
+
+private:
+  Status readBlock(KernelInfo &kernel) const {
+    Status status;
+    const Value *block = get(md::kBlock, Value::Kind::Array, true, status);
+    if (!block)
+      return status;
+    const std::vector<Value> &dims = block->getArray();
+    if (dims.empty() || dims.size() > 3)
+      return fail("'block' must have 1 to 3 dimensions");
+    int64_t threads = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      int64_t dim;
+      if (!dims[i].getInteger(dim) || dim < 1 || dim > hopper::kMaxBlockDims[i])
+        return fail("'block' dimension " + std::to_string(i) +
+                    " must be an integer from 1 to " +
+                    std::to_string(hopper::kMaxBlockDims[i]));
+      kernel.block[i] = static_cast<int>(dim);
+      threads *= dim;
+    }
+    if (threads > hopper::kMaxThreadsPerCTA)
+      return fail("'block' has " + std::to_string(threads) +
+                  " threads; a CTA has at most " +
+                  std::to_string(hopper::kMaxThreadsPerCTA));
+    return Status::ok();
+  }
+
+  /// Optional: metadata written for a hand-lowered kernel has no source
+  /// arguments, only parameters.
+  Status readArgs(KernelInfo &kernel) const {
+    Status status;
+    const Value *args = get(md::kArgs, Value::Kind::Array, false, status);
+    if (!args)
+      return status;
+    for (size_t i = 0; i < args->getArray().size(); ++i) {
+      const Value &item = args->getArray()[i];
+      std::string at = where + ": args[" + std::to_string(i) + "]";
+      if (item.kind() != Value::Kind::Object)
+        return Status::error("kernel metadata: " + at + " must be an object");
+      KernelArgInfo arg;
+      if (Status s = ArgReader(item, at).read(arg); !s)
+        return s;
+      kernel.args.push_back(std::move(arg));
+    }
+    return Status::ok();
+  }
 };
 } // namespace
 
@@ -161,7 +296,7 @@ Status tle::runtime::parseKernelMetadata(const std::string &text,
     return Status::error("kernel metadata is not valid JSON: " + s.message);
   if (root.kind() != Value::Kind::Object)
     return Status::error("kernel metadata must be a JSON object");
-  const Value *list = root.find("kernels");
+  const Value *list = root.find(md::kKernels);
   if (!list)
     return Status::error("kernel metadata: missing key 'kernels'");
   if (list->kind() != Value::Kind::Array)
@@ -177,53 +312,5 @@ Status tle::runtime::parseKernelMetadata(const std::string &text,
       return s;
     kernels.push_back(std::move(kernel));
   }
-  return Status::ok();
-}
-
-//===----------------------------------------------------------------------===//
-// Memref types of a signature
-//===----------------------------------------------------------------------===//
-
-/// Splits the shape part of "AxBx...xT" at the top-level 'x's; nested
-/// angle brackets (vector element types) are kept whole.
-static std::vector<std::string> splitShape(const std::string &shape) {
-  std::vector<std::string> parts(1);
-  int depth = 0;
-  for (char c : shape) {
-    depth += c == '<' ? 1 : c == '>' ? -1 : 0;
-    if (c == 'x' && depth == 0 && !parts.back().empty() &&
-        (parts.back() == "?" ||
-         parts.back().find_first_not_of("0123456789") == std::string::npos))
-      parts.emplace_back();
-    else
-      parts.back() += c;
-  }
-  return parts;
-}
-
-Status tle::runtime::parseMemRefType(const std::string &type,
-                                     MemRefTypeInfo &info) {
-  const std::string prefix = "memref<";
-  if (type.compare(0, prefix.size(), prefix) != 0 || type.back() != '>')
-    return Status::error("'" + type + "' is not a memref type");
-  // The shape and element type end at the first top-level ',' (a layout
-  // or memory space follows) or at the closing '>'.
-  std::string body =
-      type.substr(prefix.size(), type.size() - prefix.size() - 1);
-  int depth = 0;
-  size_t end = 0;
-  for (; end < body.size(); ++end) {
-    depth += body[end] == '<' ? 1 : body[end] == '>' ? -1 : 0;
-    if (body[end] == ',' && depth == 0)
-      break;
-  }
-  std::vector<std::string> parts = splitShape(body.substr(0, end));
-  info.elementType = parts.back();
-  info.shape.clear();
-  for (size_t i = 0; i + 1 < parts.size(); ++i)
-    info.shape.push_back(
-        parts[i] == "?" ? -1 : std::strtoll(parts[i].c_str(), nullptr, 10));
-  if (info.elementType.empty())
-    return Status::error("'" + type + "' has no element type");
   return Status::ok();
 }

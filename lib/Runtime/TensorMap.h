@@ -14,13 +14,13 @@
 #define TLE_LIB_RUNTIME_TENSORMAP_H
 
 #include "tle/Runtime/Runtime.h"
+#include "tle/Support/Hopper.h"
 
 #include "CudaDriverAPI.h"
 
 namespace tle::runtime::detail {
 
-/// The most dimensions a tensor map has.
-constexpr int kMaxTensorMapRank = 5;
+using hopper::kMaxTensorMapRank;
 
 /// The arguments of cuTensorMapEncodeTiled. Arrays are innermost dimension
 /// first, as the driver wants them; only the first `rank` entries (`rank`
@@ -40,11 +40,12 @@ struct TensorMapEncoding {
   CUtensorMapFloatOOBfill oobFill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
 };
 
-/// The encoding of a tensor map of `type` over the global tensor at
-/// `address` with `sizes` and `strides` in elements, outermost first. Fails,
-/// saying which rule is broken, for anything the driver would reject; the
-/// caller names the argument.
-Status buildTensorMapEncoding(const TensorMapTypeInfo &type, uint64_t address,
+/// The encoding of the tensor map argument `type` (its box, element type
+/// and swizzle) over the global tensor at `address` with `sizes` and
+/// `strides` in elements, outermost first. Fails, saying which rule is
+/// broken, for anything the driver would reject; the caller names the
+/// argument.
+Status buildTensorMapEncoding(const KernelArgInfo &type, uint64_t address,
                               const std::vector<int64_t> &sizes,
                               const std::vector<int64_t> &strides,
                               TensorMapEncoding &encoding);

@@ -5,12 +5,12 @@ import tle_runtime as rt
 
 
 class FakeTensor:
-    """What the binding reads of a torch.Tensor."""
+    """What the binding reads of a torch.Tensor (a dtype prints as
+    "torch.float32")."""
 
-    def __init__(self, address, shape, stride, dtype=None):
+    def __init__(self, address, shape, stride, dtype="torch.float32"):
         self.address, self.shape, self._stride = address, shape, stride
-        if dtype is not None:
-            self.dtype = dtype
+        self.dtype = dtype
 
     def data_ptr(self):
         return self.address
@@ -40,13 +40,17 @@ class FakeLibrary:
         self.calls.append((name,) + values)
         return self.code
 
-    def tle_rt_args_add_memref(self, handle, address, rank, sizes, strides, offset):
-        return self._record("memref", address, list(sizes[:rank]), list(strides[:rank]),
-                            offset)
+    def tle_rt_args_add_memref(self, handle, address, element, rank, sizes, strides,
+                               offset):
+        return self._record("memref", address, element.decode(), list(sizes[:rank]),
+                            list(strides[:rank]), offset)
 
-    def tle_rt_args_add_tensor_map(self, handle, address, rank, sizes, strides):
-        return self._record("tensor_map", address, list(sizes[:rank]),
+    def tle_rt_args_add_tensor_map(self, handle, address, element, rank, sizes, strides):
+        return self._record("tensor_map", address, element.decode(), list(sizes[:rank]),
                             list(strides[:rank]))
+
+    def tle_rt_args_check(self, args, kernel):
+        return self._record("check")
 
     def tle_rt_args_add_index(self, handle, value):
         return self._record("index", value)
@@ -65,6 +69,9 @@ class FakeLibrary:
 
     def tle_rt_kernel_shared_memory(self, handle):
         return 0
+
+    def tle_rt_kernel_num_args(self, handle):
+        return -1
 
     def tle_rt_launch_on_stream(self, kernel, gx, gy, gz, args, stream):
         return self._record("launch_on_stream", (gx, gy, gz), stream)

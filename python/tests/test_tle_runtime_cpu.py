@@ -2,6 +2,7 @@
 Python values into the C calls (through a stand-in for the library, and
 through the real one where it is built). Needs neither torch nor a device."""
 
+import json
 import os
 import types
 
@@ -13,13 +14,13 @@ from fakes import FakeLibrary, FakeTensor
 
 def test_values_become_their_kinds():
     lib = FakeLibrary()
-    a = FakeTensor(0x1000, (128, 64), (64, 1))
+    a = FakeTensor(0x1000, (128, 64), (64, 1), "torch.bfloat16")
     c = FakeTensor(0x3000, (4, 8), (16, 1))  # a column slice of a [4, 16]
     args = rt.Args([rt.tensor_map(a), c, 8192, 0.5], lib=lib)
     args.i32(-3)
     assert lib.calls == [
-        ("tensor_map", 0x1000, [128, 64], [64, 1]),
-        ("memref", 0x3000, [4, 8], [16, 1], 0),
+        ("tensor_map", 0x1000, "bf16", [128, 64], [64, 1]),
+        ("memref", 0x3000, "f32", [4, 8], [16, 1], 0),
         ("index", 8192),
         ("f32", 0.5),
         ("i32", -3),
@@ -32,14 +33,21 @@ def test_zero_rank_and_keeping_tensors_alive():
     lib = FakeLibrary()
     scalar = FakeTensor(0x2000, (), ())
     args = rt.Args([scalar], lib=lib)
-    assert lib.calls == [("memref", 0x2000, [], [], 0)]
+    assert lib.calls == [("memref", 0x2000, "f32", [], [], 0)]
     assert args._keep == [scalar]
 
 
-@pytest.mark.parametrize("value", [True, "x", None, [1, 2]])
+@pytest.mark.parametrize("value", [True, "x", None, [1, 2],
+                                   FakeTensor(0, (2,), (1,), "torch.complex64")])
 def test_other_values_are_refused(value):
     with pytest.raises(TypeError):
         rt.Args([value], lib=FakeLibrary())
+
+
+def test_element_types_are_mlir_spellings():
+    assert rt.element_type(FakeTensor(0, (), (), "torch.bfloat16")) == "bf16"
+    assert rt.element_type(FakeTensor(0, (), (), "torch.int32")) == "i32"
+    assert rt.element_type(FakeTensor(0, (), (), "torch.uint8")) == "i8"
 
 
 def test_failures_raise_with_the_runtime_message():
@@ -80,14 +88,8 @@ def test_library_beside_the_build(tmp_path):
     assert rt.find_library({}, root=str(tmp_path)) == str(built / "libtle_runtime.so")
 
 
-def test_metadata(tmp_path):
+def test_metadata_path():
     assert rt.default_metadata_path("out/gemm.ptx") == "out/gemm.json"
-    path = tmp_path / "k.json"
-    path.write_text('{"kernels": [{"name": "gemm", "block": [384, 1, 1], '
-                    '"params": ["tensor_map"], "signature": '
-                    '["!tle.tensor_map<128x64xbf16, swizzle = 128>"]}]}')
-    kernels = rt.read_kernel_metadata(str(path))
-    assert kernels["gemm"]["params"] == ["tensor_map"]
 
 
 def _real_library():
@@ -99,7 +101,7 @@ def _real_library():
 
 def test_real_library_packs_arguments():
     lib = _real_library()
-    a = FakeTensor(0x10000, (256, 128), (128, 1))
+    a = FakeTensor(0x10000, (256, 128), (128, 1), "torch.bfloat16")
     args = rt.Args([rt.tensor_map(a), a, 7, 1.5])
     assert args._handle
     # The runtime rejects what it can tell is wrong without a kernel.
@@ -126,61 +128,105 @@ def test_ctypes_prototypes_are_in_the_header():
     assert set(rt._PROTOTYPES) <= declared
 
 
-def test_memref_types():
-    assert rt.parse_memref_type("memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>") == (
-        (-1, -1, -1, 576), "bf16", (-1, -1, -1, 1), 0)
-    assert rt.parse_memref_type("memref<?x?x1x576xbf16>") == (
-        (-1, -1, 1, 576), "bf16", None, 0)
-    assert rt.parse_memref_type("memref<64xf32, strided<[1], offset: ?>>") == (
-        (64,), "f32", (1,), None)
-    assert rt.parse_memref_type("memref<f32>") == ((), "f32", None, 0)
-    for bad in ("tensor<4xf32>", "memref<4xf32, affine_map<(d0) -> (d0)>>",
-                "memref<4x4xf32, strided<[1]>>"):
-        with pytest.raises(ValueError):
-            rt.parse_memref_type(bad)
+def test_status_codes_are_the_headers():
+    header = os.path.join(rt._REPO, "include", "tle", "Runtime", "tle_runtime.h")
+    with open(header) as f:
+        text = f.read()
+    for name in ("OK", "ERROR", "NO_DEVICE", "HANG"):
+        assert f"TLE_RT_{name} = {getattr(rt, name)}," in text
 
 
-IDENTITY = "memref<?x?x1x576xbf16>"
-STRIDED = "memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>"
+def test_arg_info_matches_the_header():
+    """_ArgInfo declares tle_rt_arg_info's fields in the header's order."""
+    header = os.path.join(rt._REPO, "include", "tle", "Runtime", "tle_runtime.h")
+    with open(header) as f:
+        text = f.read()
+    body = text[text.index("typedef struct tle_rt_arg_info {"):
+                text.index("} tle_rt_arg_info;")]
+    fields = [line.rstrip(";").split()[-1].lstrip("*")
+              for line in (raw.strip() for raw in body.splitlines()[1:])
+              if line.endswith(";")]
+    assert fields == [name for name, _ in rt._ArgInfo._fields_]
 
 
-def test_identity_layouts_take_contiguous_tensors():
-    # Strides of size-1 dimensions do not matter (unsqueeze, expand).
-    rt.check_memref(IDENTITY, FakeTensor(0, (1, 10, 1, 576), (7, 576, 1, 1), "torch.bfloat16"))
-    with pytest.raises(ValueError, match=r"stride 1152 in dimension 1, the contiguous "
-                                         r"stride is 576"):
-        rt.check_memref(IDENTITY, FakeTensor(0, (1, 10, 1, 576), (11520, 1152, 576, 1)))
+# What tle-translate writes for a kernel of every argument kind.
+DESCRIBED = {"kernels": [{
+    "name": "k", "block": [128, 1, 1], "dynamic_shared_memory": 0,
+    "params": ["tensor_map"] + ["ptr", "ptr", "i64"] + ["i64"] * 8
+              + ["ptr", "ptr", "i64", "i64", "i64", "i64", "i64", "f32"],
+    "args": [
+        {"kind": "tensor_map", "type": "!tle.tensor_map<128x64xbf16, swizzle = 128>",
+         "element_type": "bf16", "box": [128, 64], "swizzle": 128},
+        {"kind": "memref", "type": "memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>",
+         "name": "q", "element_type": "bf16", "sizes": [-1, -1, -1, 576],
+         "layout": "strided", "strides": [-1, -1, -1, 1], "offset": 0},
+        {"kind": "memref", "type": "memref<?x576xbf16>", "element_type": "bf16",
+         "sizes": [-1, 576], "layout": "identity"},
+        {"kind": "f32", "type": "f32"}]}]}
 
 
-def test_strided_layouts_take_any_dynamic_stride():
+def _described_kernel(tmp_path):
+    _real_library()
+    path = tmp_path / "k.json"
+    path.write_text(json.dumps(DESCRIBED))
+    return rt.Metadata(str(path)).kernel()
+
+
+def test_signature_through_the_c_api(tmp_path):
+    kernel = _described_kernel(tmp_path)
+    a, q, kv, scale = kernel.signature
+    assert a == rt.Arg("tensor_map", "!tle.tensor_map<128x64xbf16, swizzle = 128>",
+                       element_type="bf16", box=(128, 64), swizzle=128)
+    assert q.name == "q" and q.sizes == (-1, -1, -1, 576)
+    assert q.strides == (-1, -1, -1, 1) and q.offset == 0
+    assert kv.strides is None and kv.sizes == (-1, 576)
+    assert scale == rt.Arg("f32", "f32")
+
+
+def _values(q=None, kv=None):
+    a = FakeTensor(0x10000, (256, 128), (128, 1), "torch.bfloat16")
     # q with its heads outermost in memory, as bench's non-contiguous q.
-    rt.check_memref(STRIDED, FakeTensor(0, (1, 8, 64, 576), (0, 576, 8 * 576, 1)))
-    with pytest.raises(ValueError, match="stride 2 in dimension 3, the layout stride is 1"):
-        rt.check_memref(STRIDED, FakeTensor(0, (1, 8, 64, 576), (0, 1152, 8 * 1152, 2)))
+    q = q or FakeTensor(0x20000, (1, 8, 64, 576), (0, 576, 8 * 576, 1), "torch.bfloat16")
+    kv = kv or FakeTensor(0x30000, (10, 576), (576, 1), "torch.bfloat16")
+    return [rt.tensor_map(a), q, kv, 0.5]
 
 
-@pytest.mark.parametrize("tensor, message", [
-    (FakeTensor(0, (8, 1, 576), (576, 576, 1)), "a tensor of rank 3"),
-    (FakeTensor(0, (1, 8, 2, 576), (9216, 1152, 576, 1)), "size 2 in dimension 2"),
-    (FakeTensor(0, (1, 8, 1, 576), (4608, 576, 576, 1), "torch.float32"),
-     "a torch.float32 tensor, the kernel takes bfloat16"),
+def test_the_runtime_checks_arguments(tmp_path):
+    kernel = _described_kernel(tmp_path)
+    kernel.args(_values())
+    # Strides of size-1 dimensions do not matter (unsqueeze, expand).
+    kernel.args(_values(kv=FakeTensor(0x30000, (1, 576), (7, 1), "torch.bfloat16")))
+
+
+@pytest.mark.parametrize("values, message", [
+    (_values()[:3], r"kernel 'k' takes 4 arguments \(.*\), 3 were passed"),
+    (_values(kv=FakeTensor(0x30000, (10, 576), (576, 1))),
+     r"argument 2 \(memref<\?x576xbf16>\): the element type is bf16, the memref "
+     r"passed holds f32"),
+    (_values(kv=FakeTensor(0x30000, (10, 576), (1152, 1), "torch.bfloat16")),
+     r"argument 2 \(memref<\?x576xbf16>\): the identity \(contiguous\) layout has "
+     r"stride 576 in dimension 0, the memref passed has stride 1152"),
+    (_values(q=FakeTensor(0x20000, (1, 8, 64, 576), (0, 1152, 8 * 1152, 2),
+                          "torch.bfloat16")),
+     r"argument 1 'q' \(.*\): the strided layout has stride 1 in dimension 3, the "
+     r"memref passed has stride 2"),
+    (_values(kv=FakeTensor(0x30000, (10, 1, 576), (576, 576, 1), "torch.bfloat16")),
+     r"argument 2 \(memref<\?x576xbf16>\): the type has rank 2, the memref passed "
+     r"has rank 3"),
+    ([rt.tensor_map(FakeTensor(0x10000, (256, 128), (128, 1)))] + _values()[1:],
+     r"argument 0 \(!tle.tensor_map<.*>\): the element type is bf16, the tensor "
+     r"passed holds f32"),
 ])
-def test_memref_mismatches(tensor, message):
-    with pytest.raises(ValueError, match=message):
-        rt.check_memref(IDENTITY, tensor, "argument 1")
+def test_the_runtime_rejects_with_the_argument(tmp_path, values, message):
+    kernel = _described_kernel(tmp_path)
+    with pytest.raises(rt.TleError, match=message):
+        kernel.args(values)
 
 
-def test_signature_args_pass_real_strides():
-    lib = FakeLibrary()
-    q = FakeTensor(0x1000, (1, 8, 64, 576), (0, 576, 8 * 576, 1))
-    args = rt.signature_args([STRIDED, "f32"], [q, 0.5], lib=lib)
-    assert lib.calls == [("memref", 0x1000, [1, 8, 64, 576], [0, 576, 4608, 1], 0),
-                         ("f32", 0.5)]
-    del args
-    with pytest.raises(ValueError, match=r"kernel 'k' takes 2 arguments \(.*\), 1 were given"):
-        rt.signature_args([STRIDED, "f32"], [q], "kernel 'k'", lib=lib)
-    with pytest.raises(ValueError, match="kernel 'k': argument 0"):
-        rt.signature_args([IDENTITY, "f32"], [q, 0.5], "kernel 'k'", lib=lib)
+def test_a_kernel_of_metadata_does_not_launch(tmp_path):
+    kernel = _described_kernel(tmp_path)
+    with pytest.raises(rt.TleError, match="comes from metadata read without a device"):
+        kernel.launch_async((1,), kernel.args(_values()), stream=0)
 
 
 def test_stream_handles(monkeypatch):
@@ -193,15 +239,14 @@ def test_stream_handles(monkeypatch):
     assert rt.stream_handle(None) == 0
 
 
-def _fake_kernel(lib, signature):
-    module = types.SimpleNamespace(_lib=lib, device=types.SimpleNamespace(ordinal=0),
-                                   metadata={"k": {"signature": signature}})
+def _fake_kernel(lib):
+    module = types.SimpleNamespace(_lib=lib, device=types.SimpleNamespace(ordinal=0))
     return rt.Kernel(module, rt.c_void_p(1))
 
 
 def test_launch_async_on_a_given_stream():
     lib = FakeLibrary()
-    kernel = _fake_kernel(lib, ["index"])
+    kernel = _fake_kernel(lib)
     kernel.launch_async((4, 2), kernel.args([3]), stream=0x1234)
     # The list is freed as soon as the launch returns: the driver copied it.
     assert lib.calls[-2:] == [("launch_on_stream", (4, 2, 1), 0x1234), ("free",)]

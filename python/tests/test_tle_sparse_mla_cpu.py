@@ -2,7 +2,6 @@
 GPU: finding the kernel, the views and arguments a call passes, the errors
 for what the kernel cannot take (CPU tensors; skipped without torch)."""
 
-import json
 import math
 
 import pytest
@@ -62,13 +61,15 @@ def test_arguments_of_a_call():
     assert sink.shape == (128,) and bool(torch.isneginf(sink).all())
     assert length.shape == (8,) and bool((length == 64).all())
     lib = FakeLibrary()
-    args = rt.signature_args(tle_kernel.SIGNATURE, values, lib=lib)
+    args = rt.Args(values, lib=lib)
     memrefs = [c for c in lib.calls if c[0] == "memref"]
-    assert [c[2] for c in memrefs] == [[1, 8, 128, 576], [1, 32, 1, 576], [1, 8, 1, 64],
+    assert [c[2] for c in memrefs] == ["bf16", "bf16", "i32", "bf16", "f32", "f32",
+                                       "f32", "i32"]
+    assert [c[3] for c in memrefs] == [[1, 8, 128, 576], [1, 32, 1, 576], [1, 8, 1, 64],
                                        [1, 8, 128, 512], [1, 8, 128], [1, 8, 128],
                                        [128], [8]]
     # q's real strides: heads outermost in memory.
-    assert memrefs[0][1] == q.data_ptr() and memrefs[0][3][1:] == [576, 8 * 576, 1]
+    assert memrefs[0][1] == q.data_ptr() and memrefs[0][4][1:] == [576, 8 * 576, 1]
     assert memrefs[3][1] == out.data_ptr()
     assert ("f32", pytest.approx(1 / math.sqrt(576))) in lib.calls
     del args
@@ -133,34 +134,11 @@ def test_alignment():
     tle_kernel.kernel_views(torch.zeros(8, 64, 584, dtype=torch.bfloat16)[..., :576], kv, idx)
 
 
-def test_types_and_layouts_are_checked_against_the_signature():
-    q, kv, idx = _inputs()
-    values, _, _ = tle_kernel.launch_values(q, kv, idx.long())
-    with pytest.raises(ValueError, match="argument 2 .*torch.int64 tensor, the kernel "
-                                         "takes int32"):
-        rt.signature_args(tle_kernel.SIGNATURE, values, lib=FakeLibrary())
-    strided_kv = torch.zeros(32, 1, 1152, dtype=torch.bfloat16)[..., :576]
-    values, _, _ = tle_kernel.launch_values(q, strided_kv, idx)
-    with pytest.raises(ValueError, match=r"argument 1 .*stride 1152 in dimension 1, the "
-                                         r"contiguous stride is 576"):
-        rt.signature_args(tle_kernel.SIGNATURE, values, lib=FakeLibrary())
-
-
-def test_the_kernel_must_have_the_signature():
-    kernel = type("K", (), {"name": "other", "signature": ["index"]})()
+def test_the_kernel_must_take_the_sparse_mla_arguments():
+    kernel = type("K", (), {"name": "other", "signature": (rt.Arg("index", "index"),)})()
     with pytest.raises(ValueError, match="kernel 'other' takes \\(index\\); the SparseMLA "
                                          "kernel takes"):
         tle_kernel.SparseMLA(kernel)
-
-
-def test_signature_matches_the_example(tmp_path):
-    """The signature in examples/sparse_mla/naive.mlir, as the metadata
-    spells it."""
-    with open(f"{rt._REPO}/examples/sparse_mla/naive.mlir") as f:
-        text = f.read()
-    head = text[text.index("func.func @sparse_mla_naive("):text.index("attributes")]
-    for type_text in tle_kernel.SIGNATURE:
-        assert type_text in head
 
 
 def test_implementations_selected():
@@ -212,12 +190,3 @@ def test_poisoned_outputs():
     assert out.shape == (8, 64, 512) and out.is_contiguous()
     assert maxl.shape == lse.shape == (8, 64) and maxl.data_ptr() != lse.data_ptr()
     assert all(torch.isnan(t.float()).all() for t in (out, maxl, lse))
-
-
-def test_metadata_of_the_example_shape(tmp_path):
-    """A module's signature as tle-translate writes it is SIGNATURE."""
-    path = tmp_path / "k.json"
-    path.write_text(json.dumps({"kernels": [{"name": "sparse_mla_naive",
-                                             "signature": list(tle_kernel.SIGNATURE)}]}))
-    kernels = rt.read_kernel_metadata(str(path))
-    assert tuple(kernels["sparse_mla_naive"]["signature"]) == tle_kernel.SIGNATURE

@@ -1,29 +1,20 @@
 """bf16 GEMM (C = A @ B, fp32 accumulation) through the TLE runtime: the
-shape rules of tle-run's gemm problem (tools/tle-run/GemmProblem.h) and the
+shape rules of tle-run's gemm problem (include/tle/Problems/Gemm.h) and the
 comparison with PyTorch. The benchmark is tle_gemm.bench; nothing here
 imports torch.
 """
 
 import math
-import re
-
-_TENSOR_MAP = re.compile(r"^!tle\.tensor_map<((?:\d+x)+)(\w+),\s*swizzle\s*=\s*(\d+)>$")
-
-
-def tensor_map_box(type_text):
-    """The box of a "!tle.tensor_map<128x64xbf16, swizzle = 128>" type, as
-    a tuple of ints (outermost first)."""
-    match = _TENSOR_MAP.match(type_text)
-    if not match:
-        raise ValueError(f"{type_text!r} is not a tensor map type")
-    return tuple(int(d) for d in match.group(1).split("x")[:-1])
 
 
 def tile_rows(signature):
-    """bm, the rows of C one CTA computes: the rows of A's box (argument 0)."""
-    if len(signature) != 4:
-        raise ValueError(f"a GEMM kernel takes (a, b, c, k), this one {signature}")
-    return tensor_map_box(signature[0])[0]
+    """bm, the rows of C one CTA computes: the rows of A's box (argument 0)
+    of a kernel's signature (tle_runtime.Arg)."""
+    if len(signature) != 4 or signature[0].kind != "tensor_map":
+        types = ", ".join(arg.type for arg in signature)
+        raise ValueError(f"a GEMM kernel takes (a tensor map over A, one over B, "
+                         f"C, K), this one ({types})")
+    return signature[0].box[0]
 
 
 def grid(m, n, bm, bn):

@@ -6,11 +6,12 @@
 For each size S: A [S, S] and B [S, S] bf16, uniform in [-1, 1), on the
 GPU; the kernel writes C = A @ B (bf16, fp32 accumulation) into a C poisoned
 with NaN, which must match torch.matmul(A, B) within tle_gemm.tolerance.
-Then torch.matmul is timed with triton.testing.do_bench (median; do_bench
-clears the L2 cache before each run) and the kernel with the runtime's CUDA
-events on its own stream (median of --reps launches, one after the other,
-so inputs may stay in L2 from the previous launch). TFLOPS = 2 S^3 / time;
-the ratio is tle's TFLOPS over cuBLAS's.
+Then torch.matmul (cuBLAS) and the kernel (Kernel.launch_async on PyTorch's
+stream) are timed alike by tle_bench, in --rounds interleaved rounds, with
+each of its two methods: do_bench's median (L2 cleared before each run;
+--do-bench-warmup, --do-bench-rep) and back-to-back launches between CUDA
+events (--warmup, --reps). Each figure is the median of the rounds; TFLOPS =
+2 S^3 / time; each ratio is tle's TFLOPS over cuBLAS's by one method.
 
 The kernel takes (tensor_map over A, tensor_map over B, C, K) as tle-run's
 gemm problem does; bm is the rows of A's box in its signature, bn (the
@@ -21,12 +22,13 @@ CUDA device.
 import argparse
 import datetime
 import json
+import statistics
 import sys
 
 import torch
 
+import tle_bench
 import tle_runtime as rt
-from tle_sparse_mla.bench import time_ms
 
 from . import grid, tflops, tile_rows, tolerance
 
@@ -62,59 +64,57 @@ def compare(c, ref, k):
             "tolerance": {"rel": rel, "abs": abs_}, "ok": not bool(bad.any())}
 
 
+# Each timing method of tle_bench, as a function of the options.
+METHODS = {
+    "do_bench": lambda o: lambda fn: tle_bench.do_bench_ms(
+        fn, o.do_bench_warmup, o.do_bench_rep),
+    "events": lambda o: lambda fn: tle_bench.events_ms(fn, o.warmup, o.reps),
+}
+IMPLEMENTATIONS = ("cublas", "tle")
+
+
 def run_size(kernel, size, bm, bn, options):
     m = n = k = size
     a, b = make_inputs(size, options.seed + size)
     c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
     c.view(torch.int16).fill_(-1)  # 0xFFFF: NaN, which no correct kernel writes
-    args = rt.Args([rt.tensor_map(a), rt.tensor_map(b), c, k])
+    args = kernel.args([rt.tensor_map(a), rt.tensor_map(b), c, k])
     cta_grid = grid(m, n, bm, bn)
     kernel.launch(cta_grid, args)
     entry = {"size": size, "grid": list(cta_grid),
              "check": compare(c, reference(a, b), k)}
     out = torch.empty_like(c)
-    matmul = lambda: torch.matmul(a, b, out=out)  # noqa: E731
-    entry["cublas_ms"] = time_ms(matmul, options.torch_warmup, options.torch_rep)
-    # The same method as the runtime's timing of our kernel, so that the
-    # ratio does not depend on whether L2 was flushed between runs.
-    entry["cublas_events_ms"] = time_events_ms(matmul, options.warmup,
-                                               options.reps)
-    entry["tle_ms"], entry["tle_min_ms"], entry["tle_max_ms"] = kernel.time(
-        cta_grid, args, options.warmup, options.reps)
-    for name in ("cublas", "cublas_events", "tle"):
-        entry[name + "_tflops"] = tflops(m, n, k, entry[name + "_ms"])
-    entry["tle_over_cublas"] = entry["tle_tflops"] / entry["cublas_tflops"]
-    entry["tle_over_cublas_events"] = (entry["tle_tflops"] /
-                                       entry["cublas_events_tflops"])
+    calls = {"cublas": lambda: torch.matmul(a, b, out=out),
+             "tle": lambda: kernel.launch_async(cta_grid, args)}
+    for method, make_measure in METHODS.items():
+        rounds = tle_bench.interleaved(calls, make_measure(options), options.rounds)
+        for name in IMPLEMENTATIONS:
+            ms = statistics.median(rounds[name])
+            entry[f"{name}_{method}_rounds_ms"] = rounds[name]
+            entry[f"{name}_{method}_ms"] = ms
+            entry[f"{name}_{method}_tflops"] = tflops(m, n, k, ms)
+        entry[f"tle_over_cublas_{method}"] = (entry[f"tle_{method}_tflops"] /
+                                              entry[f"cublas_{method}_tflops"])
     return entry
 
 
-def time_events_ms(fn, warmup, reps):
-    """Median of `reps` launches of `fn`, one after the other, each between
-    two CUDA events on the current stream, after `warmup` untimed ones."""
-    for _ in range(warmup):
-        fn()
-    pairs = [(torch.cuda.Event(enable_timing=True),
-              torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for start, end in pairs:
-        start.record()
-        fn()
-        end.record()
-    torch.cuda.synchronize()
-    times = sorted(start.elapsed_time(end) for start, end in pairs)
-    return times[len(times) // 2]
-
-
 def print_table(results):
-    print("\n| size | cuBLAS ms (do_bench) | cuBLAS TFLOPS | cuBLAS ms (events) "
-          "| cuBLAS TFLOPS | tle ms | tle TFLOPS | tle/cuBLAS (do_bench) "
-          "| tle/cuBLAS (events) |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    """One row per size: per method, cuBLAS's and tle's median times and
+    TFLOPS and their ratio."""
+    header = "| size |"
+    for method in METHODS:
+        header += (f" cuBLAS ms ({method}) | tle ms ({method}) | cuBLAS TFLOPS | "
+                   f"tle TFLOPS | tle/cuBLAS ({method}) |")
+    print("\n" + header)
+    print("|---:|" + "---:|" * 5 * len(METHODS))
     for e in results:
-        print(f"| {e['size']} | {e['cublas_ms']:.3f} | {e['cublas_tflops']:.1f} "
-              f"| {e['cublas_events_ms']:.3f} | {e['cublas_events_tflops']:.1f} "
-              f"| {e['tle_ms']:.3f} | {e['tle_tflops']:.1f} "
-              f"| {e['tle_over_cublas']:.2f} | {e['tle_over_cublas_events']:.2f} |")
+        row = f"| {e['size']} |"
+        for method in METHODS:
+            row += (f" {e[f'cublas_{method}_ms']:.3f} | {e[f'tle_{method}_ms']:.3f} "
+                    f"| {e[f'cublas_{method}_tflops']:.1f} "
+                    f"| {e[f'tle_{method}_tflops']:.1f} "
+                    f"| {e[f'tle_over_cublas_{method}']:.2f} |")
+        print(row)
 
 
 def main(argv=None):
@@ -126,10 +126,13 @@ def main(argv=None):
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--bn", type=int, default=256, help="columns of C per CTA")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--warmup", type=int, default=10, help="tle launches")
-    ap.add_argument("--reps", type=int, default=100, help="tle launches")
-    ap.add_argument("--torch-warmup", type=int, default=25, help="ms (do_bench)")
-    ap.add_argument("--torch-rep", type=int, default=100, help="ms (do_bench)")
+    ap.add_argument("--warmup", type=int, default=10,
+                    help="launches before the event-timed ones")
+    ap.add_argument("--reps", type=int, default=100, help="event-timed launches")
+    ap.add_argument("--do-bench-warmup", type=int, default=25, help="ms")
+    ap.add_argument("--do-bench-rep", type=int, default=100, help="ms")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="interleaved rounds; the median is reported")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
 
@@ -137,7 +140,7 @@ def main(argv=None):
         device = rt.Device(0)
     except rt.NoDeviceError as e:
         print(f"no CUDA device: {e}", file=sys.stderr)
-        return 2
+        return rt.NO_DEVICE
     kernel = device.load(a.kernel_file, a.metadata).kernel(a.kernel)
     bm = tile_rows(kernel.signature)
     print(f"kernel {kernel.name} ({a.kernel_file}): block {kernel.block}, "
@@ -160,16 +163,18 @@ def main(argv=None):
                   "device": device.name, "torch": torch.__version__,
                   "kernel": kernel.name, "kernel_file": a.kernel_file,
                   "bm": bm, "bn": a.bn, "seed": a.seed,
-                  "tle_timing": f"median of {a.reps} launches after {a.warmup}",
-                  "cublas_timing": f"do_bench median, warmup {a.torch_warmup} ms, "
-                                   f"rep {a.torch_rep} ms",
+                  "timing": f"tle_bench, both implementations alike, median of "
+                            f"{a.rounds} interleaved rounds: do_bench median "
+                            f"(warmup {a.do_bench_warmup} ms, rep "
+                            f"{a.do_bench_rep} ms) and back-to-back events "
+                            f"(median of {a.reps} launches after {a.warmup})",
                   "results": results}
         with open(a.json, "w") as f:
             json.dump(report, f, indent=2)
     if not all_ok:
         print("CHECK FAILED", file=sys.stderr)
-        return 1
-    return 0
+        return rt.ERROR
+    return rt.OK
 
 
 if __name__ == "__main__":

@@ -21,9 +21,11 @@ message is printed and the process ends with os._exit(3).
 `launch_async` enqueues on PyTorch's current stream (or a given one) and
 returns at once, like a PyTorch or Triton kernel: CUDA events on that
 stream (triton.testing.do_bench) time it, and its errors show at the next
-synchronization. `kernel.args(values)` checks tensors against the kernel's
-memref types (rank, static sizes, element type, layout strides) before
-building the list, since the runtime checks neither dtypes nor strides.
+synchronization. `kernel.signature` describes the kernel's arguments as the
+runtime read them from the metadata (`Arg`), and `kernel.args(values)`
+builds an argument list that the runtime has checked against them (rank,
+static sizes, element type, layout strides), so that a wrong tensor is
+named before anything runs.
 
 The library is $TLE_RUNTIME_LIB, else the newest build*/lib/libtle_runtime.so
 of this checkout. Tensors are used through data_ptr(), shape, stride() and
@@ -31,14 +33,13 @@ dtype alone; torch is imported only to find the current stream.
 """
 
 import ctypes
-import functools
 import glob
-import json
 import os
-import re
 import sys
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
+from typing import NamedTuple, Optional, Tuple
 
+# tle_rt_status (tle_runtime.h), which are also tle-run's exit codes.
 OK, ERROR, NO_DEVICE, HANG = 0, 1, 2, 3
 
 _REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -78,6 +79,14 @@ def find_library(environ=os.environ, root=_REPO):
 
 _SIZES = POINTER(c_int64)
 
+
+class _ArgInfo(ctypes.Structure):
+    """tle_rt_arg_info of tle_runtime.h, field for field."""
+    _fields_ = [("kind", c_int), ("type", c_char_p), ("name", c_char_p),
+                ("element_type", c_char_p), ("rank", c_int), ("sizes", _SIZES),
+                ("strides", _SIZES), ("offset", c_int64), ("box", _SIZES),
+                ("swizzle", c_int)]
+
 # name: (restype, argtypes); every other function returns an int code.
 _PROTOTYPES = {
     "tle_rt_last_error": (c_char_p, []),
@@ -89,15 +98,21 @@ _PROTOTYPES = {
     "tle_rt_device_set_watchdog": (c_int, [c_void_p, c_double]),
     "tle_rt_module_load": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(c_void_p)]),
     "tle_rt_module_free": (None, [c_void_p]),
+    "tle_rt_metadata_read": (c_int, [c_char_p, POINTER(c_void_p)]),
+    "tle_rt_metadata_free": (None, [c_void_p]),
     "tle_rt_module_get_kernel": (c_int, [c_void_p, c_char_p, POINTER(c_void_p)]),
+    "tle_rt_metadata_get_kernel": (c_int, [c_void_p, c_char_p, POINTER(c_void_p)]),
     "tle_rt_kernel_name": (c_char_p, [c_void_p]),
     "tle_rt_kernel_num_args": (c_int, [c_void_p]),
+    "tle_rt_kernel_arg": (c_int, [c_void_p, c_int, POINTER(_ArgInfo)]),
     "tle_rt_kernel_block": (None, [c_void_p, POINTER(c_int)]),
     "tle_rt_kernel_shared_memory": (c_int64, [c_void_p]),
     "tle_rt_args_create": (c_int, [POINTER(c_void_p)]),
     "tle_rt_args_free": (None, [c_void_p]),
-    "tle_rt_args_add_memref": (c_int, [c_void_p, c_uint64, c_int, _SIZES, _SIZES, c_int64]),
-    "tle_rt_args_add_tensor_map": (c_int, [c_void_p, c_uint64, c_int, _SIZES, _SIZES]),
+    "tle_rt_args_add_memref": (c_int, [c_void_p, c_uint64, c_char_p, c_int, _SIZES, _SIZES,
+                                       c_int64]),
+    "tle_rt_args_add_tensor_map": (c_int, [c_void_p, c_uint64, c_char_p, c_int, _SIZES,
+                                           _SIZES]),
     "tle_rt_args_add_index": (c_int, [c_void_p, c_int64]),
     "tle_rt_args_add_i32": (c_int, [c_void_p, ctypes.c_int32]),
     "tle_rt_args_add_f32": (c_int, [c_void_p, ctypes.c_float]),
@@ -186,16 +201,34 @@ class TensorMap:
 
 def tensor_map(tensor):
     """Marks `tensor` to be passed as a TMA descriptor (the kernel's
-    signature gives the box, element type and swizzle)."""
+    signature gives the box and swizzle; the tensor's dtype must be its
+    element type)."""
     return TensorMap(tensor)
 
 
+# torch's dtypes by the element types MLIR spells (memrefs are signless).
+_ELEMENT_TYPES = {"bfloat16": "bf16", "float16": "f16", "float32": "f32",
+                  "float64": "f64", "bool": "i1", "int8": "i8", "uint8": "i8",
+                  "int16": "i16", "int32": "i32", "int64": "i64",
+                  "float8_e4m3fn": "f8E4M3FN", "float8_e5m2": "f8E5M2"}
+
+
+def element_type(tensor):
+    """The element type, as MLIR spells it, of a tensor's dtype."""
+    name = str(tensor.dtype).replace("torch.", "")
+    if name not in _ELEMENT_TYPES:
+        raise TypeError(f"a {tensor.dtype} tensor cannot be a kernel argument "
+                        f"(dtypes: {', '.join(_ELEMENT_TYPES)})")
+    return _ELEMENT_TYPES[name]
+
+
 def _shape(tensor):
-    """Address, sizes and strides (in elements) of a tensor, through the
-    calls torch.Tensor has."""
+    """Address, element type, sizes and strides (in elements) of a tensor,
+    through the calls torch.Tensor has."""
     sizes = [int(s) for s in tensor.shape]
     strides = [int(s) for s in tensor.stride()]
-    return int(tensor.data_ptr()), (c_int64 * len(sizes))(*sizes), (c_int64 * len(strides))(*strides)
+    return (int(tensor.data_ptr()), element_type(tensor).encode(),
+            (c_int64 * len(sizes))(*sizes), (c_int64 * len(strides))(*strides))
 
 
 class Args:
@@ -228,22 +261,25 @@ class Args:
                         "(tensors, tensor_map(tensor), int, float)")
 
     def memref(self, tensor):
-        """A memref descriptor. data_ptr() already points at the first
-        element (the storage offset included), so the descriptor's offset
-        is 0: right both for identity layouts, whose static offset 0 the
-        kernel assumes, and for strided ones. An identity layout also
-        assumes contiguous strides: pass contiguous tensors there."""
-        address, sizes, strides = _shape(tensor)
+        """A memref descriptor with the tensor's real strides. data_ptr()
+        already points at the first element (the storage offset included),
+        so the descriptor's offset is 0: right both for identity layouts,
+        whose static offset 0 the kernel assumes, and for strided ones. An
+        identity layout also assumes contiguous strides, which the runtime's
+        check demands: pass contiguous tensors there."""
+        address, element, sizes, strides = _shape(tensor)
         self._keep.append(tensor)
-        _check(self._lib.tle_rt_args_add_memref(self._handle, address, len(sizes),
-                                                sizes, strides, 0), self._lib)
+        _check(self._lib.tle_rt_args_add_memref(self._handle, address, element,
+                                                len(sizes), sizes, strides, 0),
+               self._lib)
         return self
 
     def tensor_map(self, tensor):
-        address, sizes, strides = _shape(tensor)
+        address, element, sizes, strides = _shape(tensor)
         self._keep.append(tensor)
-        _check(self._lib.tle_rt_args_add_tensor_map(self._handle, address, len(sizes),
-                                                    sizes, strides), self._lib)
+        _check(self._lib.tle_rt_args_add_tensor_map(self._handle, address, element,
+                                                    len(sizes), sizes, strides),
+               self._lib)
         return self
 
     def index(self, value):
@@ -268,78 +304,38 @@ def _as_args(args):
     return args if isinstance(args, Args) else Args(args)
 
 
-# The element types of memrefs, as torch names its dtypes.
-_DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
-           "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64"}
-
-_MEMREF = re.compile(r"^memref<((?:(?:\?|\d+)x)*)(\w+)(?:,\s*(.*))?>$")
-_STRIDED = re.compile(r"^strided<\[([^\]]*)\](?:,\s*offset:\s*([?\d]+))?>$")
-
-
-@functools.lru_cache(maxsize=None)
-def parse_memref_type(type_text):
-    """(shape, element type, strides, offset) of a memref type, -1 (None for
-    the offset) where dynamic; strides are None for the identity layout:
-    "memref<?x?x1x576xbf16>" -> ((-1, -1, 1, 576), "bf16", None, 0)."""
-    match = _MEMREF.match(type_text.strip())
-    if not match:
-        raise ValueError(f"{type_text!r} is not a memref type")
-    dims, element, layout = match.groups()
-    shape = tuple(-1 if d == "?" else int(d) for d in dims.split("x") if d)
-    if not layout:
-        return shape, element, None, 0
-    strided = _STRIDED.match(layout.strip())
-    if not strided:
-        raise ValueError(f"{type_text!r}: only identity and strided<[...]> "
-                         f"layouts are understood")
-    strides = tuple(-1 if x.strip() == "?" else int(x)
-                    for x in strided.group(1).split(",") if x.strip())
-    offset = strided.group(2)
-    if len(strides) != len(shape):
-        raise ValueError(f"{type_text!r}: {len(strides)} strides for rank {len(shape)}")
-    return shape, element, strides, None if offset == "?" else int(offset or 0)
+class Arg(NamedTuple):
+    """One argument of a kernel, as the runtime read it from the metadata
+    (tle_rt_arg_info): `kind` is "memref", "tensor_map", "index", "i32" or
+    "f32"; -1 stands for a dynamic size, stride or offset."""
+    kind: str
+    type: str
+    name: str = ""
+    element_type: str = ""
+    # Memrefs: the sizes; strides None for the identity layout (contiguous,
+    # offset 0), else the layout's strides and offset.
+    sizes: Tuple[int, ...] = ()
+    strides: Optional[Tuple[int, ...]] = None
+    offset: int = 0
+    # Tensor maps: the box (outermost first) and the swizzle span in bytes.
+    box: Tuple[int, ...] = ()
+    swizzle: int = 0
 
 
-def _contiguous_strides(sizes):
-    strides, step = [], 1
-    for size in reversed(sizes):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
+# Indexed by TLE_RT_ARG_*.
+_ARG_KINDS = ("memref", "tensor_map", "index", "i32", "f32")
 
 
-def check_memref(type_text, tensor, where="the tensor"):
-    """Raises ValueError unless `tensor` can be passed as a memref of
-    `type_text`: its rank, static sizes, dtype (when it has one) and
-    strides. The strides of an identity layout are the contiguous ones, of a
-    strided layout its static entries; a dimension of size 1 takes any."""
-    shape, element, layout, offset = parse_memref_type(type_text)
-    where = f"{where} ({type_text})"
-    sizes = tuple(int(s) for s in tensor.shape)
-    strides = tuple(int(s) for s in tensor.stride())
-    if len(sizes) != len(shape):
-        raise ValueError(f"{where}: a tensor of rank {len(sizes)} {list(sizes)}, "
-                         f"the kernel takes rank {len(shape)}")
-    for d, (want, got) in enumerate(zip(shape, sizes)):
-        if want >= 0 and want != got:
-            raise ValueError(f"{where}: size {got} in dimension {d}, the kernel "
-                             f"takes {want}")
-    dtype = getattr(tensor, "dtype", None)
-    if dtype is not None and element in _DTYPES:
-        if str(dtype).replace("torch.", "") != _DTYPES[element]:
-            raise ValueError(f"{where}: a {dtype} tensor, the kernel takes "
-                             f"{_DTYPES[element]}")
-    if offset != 0:
-        # data_ptr() is the first element; a static offset would move it.
-        raise ValueError(f"{where}: a layout with a non-zero or dynamic offset "
-                         f"is not supported")
-    needed = layout if layout is not None else _contiguous_strides(sizes)
-    for d, (want, got) in enumerate(zip(needed, strides)):
-        if want >= 0 and sizes[d] > 1 and want != got:
-            kind = "contiguous" if layout is None else "layout"
-            raise ValueError(f"{where}: stride {got} in dimension {d}, the "
-                             f"{kind} stride is {want} (strides {list(strides)}); "
-                             f"pass a tensor with that layout (e.g. .contiguous())")
+def _arg(info):
+    def values(pointer):
+        return tuple(pointer[:info.rank]) if pointer else ()
+
+    kind = _ARG_KINDS[info.kind]
+    return Arg(kind=kind, type=info.type.decode(), name=info.name.decode(),
+               element_type=info.element_type.decode(),
+               sizes=values(info.sizes),
+               strides=values(info.strides) if info.strides else None,
+               offset=info.offset, box=values(info.box), swizzle=info.swizzle)
 
 
 def default_metadata_path(image_path):
@@ -347,26 +343,30 @@ def default_metadata_path(image_path):
     return os.path.splitext(image_path)[0] + ".json"
 
 
-def read_kernel_metadata(path):
-    """The metadata's kernels by name (dicts with block, params, signature,
-    ...), read here because the C interface does not expose signatures."""
-    with open(path) as f:
-        return {k["name"]: k for k in json.load(f)["kernels"]}
+class Metadata:
+    """tle-translate's metadata read by the runtime without a device: its
+    kernels describe their arguments and check argument lists
+    (Kernel.signature, Kernel.args), but cannot be launched."""
 
+    device = None
 
-def signature_args(signature, values, name="the kernel", lib=None):
-    """An Args of `values` for a kernel of `signature`, each tensor passed
-    to a memref first checked against its type (check_memref). The tensors'
-    real strides go to the kernel, which reads a strided layout's dynamic
-    strides from them and assumes an identity layout's."""
-    values = list(values)
-    if signature and len(values) != len(signature):
-        raise ValueError(f"{name} takes {len(signature)} arguments "
-                         f"({', '.join(signature)}), {len(values)} were given")
-    for i, (type_text, value) in enumerate(zip(signature, values)):
-        if type_text.startswith("memref<") and hasattr(value, "data_ptr"):
-            check_memref(type_text, value, f"{name}: argument {i}")
-    return Args(values, lib=lib)
+    def __init__(self, path, lib=None):
+        self._lib = lib or library()
+        self._handle = c_void_p()
+        _check(self._lib.tle_rt_metadata_read(path.encode(), byref(self._handle)),
+               self._lib)
+
+    def kernel(self, name=None):
+        """The kernel called `name`, or the only one."""
+        handle = c_void_p()
+        _check(self._lib.tle_rt_metadata_get_kernel(
+            self._handle, name.encode() if name else None, byref(handle)), self._lib)
+        return Kernel(self, handle)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            self._lib.tle_rt_metadata_free(self._handle)
+            self._handle = None
 
 
 class Device:
@@ -402,7 +402,6 @@ class Module:
         metadata_path = metadata_path or default_metadata_path(image_path)
         _check(self._lib.tle_rt_module_load(device._handle, image_path.encode(),
                                             metadata_path.encode(), byref(self._handle)))
-        self.metadata = read_kernel_metadata(metadata_path)
 
     def kernel(self, name=None):
         """The kernel called `name`, or the module's only one."""
@@ -418,6 +417,8 @@ class Module:
 
 
 class Kernel:
+    """A kernel of a loaded Module (or of Metadata, which cannot launch)."""
+
     def __init__(self, module, handle):
         self.module = module
         self._lib = module._lib
@@ -427,18 +428,25 @@ class Kernel:
         self._lib.tle_rt_kernel_block(handle, block)
         self.block = tuple(block)
         self.shared_memory = self._lib.tle_rt_kernel_shared_memory(handle)
-        # Argument types as written ("memref<?x?xbf16>", ...); [] if the
-        # metadata has none.
-        self.signature = module.metadata[self.name].get("signature", [])
+        # The arguments (Arg), () if the metadata has none.
+        self.signature = tuple(self._read_arg(i) for i in
+                               range(max(self._lib.tle_rt_kernel_num_args(handle), 0)))
+
+    def _read_arg(self, index):
+        info = _ArgInfo()
+        _check(self._lib.tle_rt_kernel_arg(self._handle, index, byref(info)), self._lib)
+        return _arg(info)
 
     def args(self, values):
-        """signature_args for this kernel."""
-        return signature_args(self.signature, values, f"kernel '{self.name}'",
-                              self._lib)
+        """An Args of `values`, checked against the kernel's arguments: a
+        TleError names the first argument that does not fit and why."""
+        args = values if isinstance(values, Args) else Args(values, lib=self._lib)
+        self.check(args)
+        return args
 
     def check(self, args):
         """Checks `args` against the kernel's metadata, as launches do."""
-        _check(self._lib.tle_rt_args_check(_as_args(args)._handle, self._handle))
+        _check(self._lib.tle_rt_args_check(_as_args(args)._handle, self._handle), self._lib)
 
     def launch(self, grid, args):
         """One launch; returns when the kernel is done."""
@@ -456,15 +464,18 @@ class Kernel:
         must live until the kernel ends, as for any kernel on PyTorch's
         streams."""
         args = _as_args(args)
-        handle = stream_handle(stream, self.module.device.ordinal)
+        device = self.module.device
+        handle = stream_handle(stream, device.ordinal if device else 0)
         _check(self._lib.tle_rt_launch_on_stream(self._handle, *_grid(grid),
                                                  args._handle, handle), self._lib)
 
     def time(self, grid, args, warmup=10, reps=100):
-        """(median, min, max) milliseconds of `reps` launches, each timed
-        with CUDA events on the runtime's stream, after `warmup` untimed
-        ones. The launches run one after the other, so the caches are as
-        the previous launch left them."""
+        """(median, min, max) milliseconds of `reps` launches, each between
+        two CUDA events on the runtime's stream, after `warmup` untimed
+        ones: all enqueued back to back and waited for once (under the
+        watchdog), so that the GPU runs them as it runs a peer's timing
+        loop. The caches are as the previous launch left them. To time a
+        kernel beside a peer, time both with tle_bench and launch_async."""
         args = _as_args(args)
         _sync_torch()
         times = [c_double(), c_double(), c_double()]
@@ -477,7 +488,7 @@ class Kernel:
         triton.testing.do_bench; it does not synchronize PyTorch first.
 
         Not a kernel timer: each call returns only once the kernel is done
-        (the runtime polls its stream, sleeping 20 us to 1 ms between polls),
+        (the runtime polls an event, sleeping 20 us to 1 ms between polls),
         and do_bench's events sit on PyTorch's stream, not the runtime's, so
         what they measure is the host's round trip. Time kernels with
         time(), or give do_bench a function that calls launch_async()."""

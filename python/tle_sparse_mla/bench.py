@@ -4,21 +4,27 @@
         [--tle-kernel K.ptx] [--check] [--json FILE] [--plot FILE.png]
 
 B=1, SQ=4096, H=128, topk=2048. TFLOPS = 2*B*SQ*H*topk*(576+512) / time.
-Every implementation is timed in this process the same way: do_bench's
-median of calls that allocate the outputs and launch on PyTorch's current
-stream. "tle" is the compiled kernel given by --tle-kernel or
+Every implementation is timed in this process the same way, by tle_bench:
+do_bench's median of calls that allocate the outputs and launch on
+PyTorch's current stream, in --rounds interleaved rounds (the median of the
+rounds is reported). "tle" is the compiled kernel given by --tle-kernel or
 $TLE_SPARSE_MLA_KERNEL (its .json beside it); without either, the default
 list leaves it out and says so.
 """
 
 import argparse
 import datetime
+import functools
 import json
 import math
 import os
+import statistics
 import sys
 
 import torch
+
+import tle_bench
+import tle_runtime as rt
 
 from . import tle_kernel
 from .inputs import make_inputs
@@ -118,14 +124,33 @@ def check(fn, q, kv, idx, sm_scale, rows):
     return res
 
 
-def time_ms(fn, warmup, rep):
-    import triton.testing
-    try:
-        return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep,
-                                             return_mode="median"))
-    except TypeError:  # older Triton: no return_mode
-        return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep,
-                                             quantiles=[0.5]))
+def check_inputs(fn, options, skv, q, kv, idx, sm_scale):
+    """The checks of one implementation at one SKV: the timed input (sampled
+    rows) and a corrupted one (25% invalid ids of every kind, 2% empty rows,
+    non-contiguous q; every empty row checked)."""
+    g = torch.Generator(device="cpu").manual_seed(skv)
+    rows = torch.randperm(options.sq, generator=g)[:options.check_rows].cuda()
+    clean = check(fn, q, kv, idx, sm_scale, rows)
+    qb, kvb, idxb = make_inputs(options.sq, skv, options.heads, options.topk,
+                                invalid_frac=0.25, empty_frac=0.02,
+                                noncontiguous_q=True, seed=skv + 1)
+    empty = ((idxb[:, 0] < 0) | (idxb[:, 0] >= skv)).all(1).nonzero()[:, 0]
+    rows_b = torch.unique(torch.cat([rows, empty]))
+    return {"check_clean": clean,
+            "check_invalid": check(fn, qb, kvb, idxb, sm_scale, rows_b)}
+
+
+def result_line(entry, checked):
+    """One implementation at one SKV: its time and, if checked, the checks."""
+    line = (f"skv={entry['skv']:>6} {entry['impl']:>14}: {entry['ms']:8.3f} ms "
+            f"{entry['tflops']:7.1f} TFLOPS")
+    if checked:
+        for key in ("check_clean", "check_invalid"):
+            c = entry[key]
+            line += (f" | {key[6:]} {'OK' if c['ok'] else 'FAIL'}"
+                     f" out {c['out']['max_abs']:.2e} cos {c['out']['cos_diff']:.1e}"
+                     f" lse {c['lse']['max_abs']:.2e} max {c['max_logits']['max_abs']:.2e}")
+    return line
 
 
 def select_implementations(impl, kernel, environ=os.environ):
@@ -212,13 +237,15 @@ def main(argv=None):
     ap.add_argument("--check-rows", type=int, default=256)
     ap.add_argument("--warmup", type=int, default=25, help="ms (do_bench)")
     ap.add_argument("--rep", type=int, default=200, help="ms (do_bench)")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="interleaved rounds; the median is reported")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     a = ap.parse_args(argv)
 
     if not torch.cuda.is_available():
         print("no CUDA device", file=sys.stderr)
-        return 2
+        return rt.NO_DEVICE
     skvs = [int(x) for x in a.skv.split(",")]
     try:
         names, note = select_implementations(a.impl, a.tle_kernel)
@@ -227,7 +254,7 @@ def main(argv=None):
         impls = {n: IMPLEMENTATIONS[n](a) for n in names}
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
-        return 1
+        return rt.ERROR
     sm_scale = 1.0 / math.sqrt(D_QK)
     fl = flops(a.sq, a.heads, a.topk)
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -238,8 +265,9 @@ def main(argv=None):
               "sm_scale": sm_scale, "flops": fl,
               "index_distribution": "uniform distinct causal: token t at "
                                     "SKV-SQ+t draws topk ids from [0, SKV-SQ+t]",
-              "timing": f"triton.testing.do_bench median, warmup {a.warmup} ms, "
-                        f"rep {a.rep} ms; each call allocates its outputs",
+              "timing": f"tle_bench: triton.testing.do_bench median, warmup "
+                        f"{a.warmup} ms, rep {a.rep} ms, median of {a.rounds} "
+                        f"interleaved rounds; each call allocates its outputs",
               "results": []}
     if "tle" in impls:
         kernel = impls["tle"].kernel
@@ -250,34 +278,22 @@ def main(argv=None):
     all_ok = True
     for skv in skvs:
         q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, seed=skv)
-        for name, fn in impls.items():
-            entry = {"skv": skv, "impl": name}
-            if a.check:
-                g = torch.Generator(device="cpu").manual_seed(skv)
-                rows = torch.randperm(a.sq, generator=g)[:a.check_rows].cuda()
-                entry["check_clean"] = check(fn, q, kv, idx, sm_scale, rows)
-                # Corrupted variant: 25% invalid ids of every kind, 2% empty
-                # rows, non-contiguous q; the empty rows are all checked.
-                qb, kvb, idxb = make_inputs(a.sq, skv, a.heads, a.topk,
-                                            invalid_frac=0.25, empty_frac=0.02,
-                                            noncontiguous_q=True, seed=skv + 1)
-                empt = ((idxb[:, 0] < 0) | (idxb[:, 0] >= skv)).all(1).nonzero()[:, 0]
-                rows_b = torch.unique(torch.cat([rows, empt]))
-                entry["check_invalid"] = check(fn, qb, kvb, idxb, sm_scale, rows_b)
-                del qb, kvb, idxb
-                all_ok &= entry["check_clean"]["ok"] and entry["check_invalid"]["ok"]
-            ms = time_ms(lambda: fn(q, kv, idx, sm_scale), a.warmup, a.rep)
-            entry["ms"] = ms
-            entry["tflops"] = fl / (ms * 1e-3) / 1e12
+        entries = {name: {"skv": skv, "impl": name} for name in impls}
+        if a.check:
+            for name, fn in impls.items():
+                entries[name].update(check_inputs(fn, a, skv, q, kv, idx, sm_scale))
+                all_ok &= entries[name]["check_clean"]["ok"]
+                all_ok &= entries[name]["check_invalid"]["ok"]
+        calls = {name: functools.partial(fn, q, kv, idx, sm_scale)
+                 for name, fn in impls.items()}
+        rounds = tle_bench.interleaved(
+            calls, lambda f: tle_bench.do_bench_ms(f, a.warmup, a.rep), a.rounds)
+        for name, entry in entries.items():
+            entry["rounds_ms"] = rounds[name]
+            entry["ms"] = statistics.median(rounds[name])
+            entry["tflops"] = fl / (entry["ms"] * 1e-3) / 1e12
             report["results"].append(entry)
-            line = f"skv={skv:>6} {name:>14}: {ms:8.3f} ms {entry['tflops']:7.1f} TFLOPS"
-            if a.check:
-                for key in ("check_clean", "check_invalid"):
-                    c = entry[key]
-                    line += (f" | {key[6:]} {'OK' if c['ok'] else 'FAIL'}"
-                             f" out {c['out']['max_abs']:.2e} cos {c['out']['cos_diff']:.1e}"
-                             f" lse {c['lse']['max_abs']:.2e} max {c['max_logits']['max_abs']:.2e}")
-            print(line, flush=True)
+            print(result_line(entry, a.check), flush=True)
         del q, kv, idx
         torch.cuda.empty_cache()
 
@@ -293,8 +309,8 @@ def main(argv=None):
              f"B=1 SQ={a.sq} H={a.heads} topk={a.topk}")
     if a.check and not all_ok:
         print("CHECK FAILED", file=sys.stderr)
-        return 1
-    return 0
+        return rt.ERROR
+    return rt.OK
 
 
 if __name__ == "__main__":

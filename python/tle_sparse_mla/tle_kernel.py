@@ -26,18 +26,14 @@ ENV = "TLE_SPARSE_MLA_KERNEL"
 D_QK, D_V = 576, 512
 # Heads per CTA and index slots per KV tile.
 BLOCK_H, BLOCK_K = 64, 64
-# The kernel's arguments, in order (examples/sparse_mla/naive.mlir).
-SIGNATURE = (
-    "memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>",  # q [B, SQ, H, 576]
-    "memref<?x?x1x576xbf16>",                         # kv [B, SKV, 1, 576]
-    "memref<?x?x1x?xi32>",                            # indices [B, SQ, 1, topk]
-    "memref<?x?x?x512xbf16>",                         # out [B, SQ, H, 512]
-    "memref<?x?x?xf32>",                              # max_logits [B, SQ, H]
-    "memref<?x?x?xf32>",                              # lse [B, SQ, H]
-    "f32",                                            # sm_scale
-    "memref<?xf32>",                                  # attn_sink [H]
-    "memref<?xi32>",                                  # topk_length [B * SQ]
-)
+# The kinds of the kernel's arguments, in order
+# (examples/sparse_mla/naive.mlir): q [B, SQ, H, 576], kv [B, SKV, 1, 576],
+# indices [B, SQ, 1, topk], out [B, SQ, H, 512], max_logits and lse
+# [B, SQ, H], sm_scale, attn_sink [H], topk_length [B * SQ]. The runtime
+# checks each call's tensors against the kernel's types.
+ARGUMENTS = ("q", "kv", "indices", "out", "max_logits", "lse", "sm_scale",
+             "attn_sink", "topk_length")
+KINDS = ("memref",) * 6 + ("f32",) + ("memref",) * 2
 INT32_MAX = 2 ** 31 - 1
 # cp.async copies 16 bytes at a time.
 ALIGN_BYTES = 16
@@ -181,9 +177,11 @@ class SparseMLA:
     takes_outputs = True
 
     def __init__(self, kernel):
-        if tuple(kernel.signature) != SIGNATURE:
-            raise ValueError(f"kernel '{kernel.name}' takes ({', '.join(kernel.signature)}); "
-                             f"the SparseMLA kernel takes ({', '.join(SIGNATURE)})")
+        if tuple(arg.kind for arg in kernel.signature) != KINDS:
+            types = ", ".join(arg.type for arg in kernel.signature)
+            raise ValueError(f"kernel '{kernel.name}' takes ({types}); the SparseMLA "
+                             f"kernel takes the memrefs and scalar "
+                             f"({', '.join(ARGUMENTS)})")
         self.kernel = kernel
         # Neutral attn_sink / topk_length per shape, made once.
         self.neutral = {}
@@ -196,7 +194,8 @@ class SparseMLA:
                 _fail(f"{name} is on {tensor.device}; the kernel runs on cuda:{ordinal}")
         values, cta_grid, outputs = launch_values(q, kv, indices, sm_scale, d_v, out,
                                                   attn_sink, topk_length, self.neutral)
-        self.kernel.launch_async(cta_grid, self.kernel.args(values))
+        # launch_async has the runtime check the arguments first.
+        self.kernel.launch_async(cta_grid, values)
         return outputs
 
 

@@ -2,9 +2,8 @@
 
 #include "Options.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include "tle/Support/Strings.h"
+
 #include <limits>
 #include <utility>
 
@@ -49,31 +48,13 @@ exit codes: 0 ok, 1 check failed or error, 2 no CUDA device, 3 hang
 }
 
 /// A whole string as a number in [min, max].
-static bool parseInteger(const std::string &text, long long min, long long max,
-                         long long &value) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  value = std::strtoll(text.c_str(), &end, 10);
-  return errno == 0 && *end == '\0' && value >= min && value <= max;
-}
-
-static bool parseUnsigned(const std::string &text, uint64_t &value) {
-  if (text.empty() || text[0] == '-' || text[0] == '+')
-    return false;
-  char *end = nullptr;
-  errno = 0;
-  value = std::strtoull(text.c_str(), &end, 10);
-  return errno == 0 && *end == '\0';
+static bool parseInteger(const std::string &text, int64_t min, int64_t max,
+                         int64_t &value) {
+  return tle::parseInteger(text, value) && value >= min && value <= max;
 }
 
 static bool parseSeconds(const std::string &text, double &value) {
-  if (text.empty())
-    return false;
-  char *end = nullptr;
-  value = std::strtod(text.c_str(), &end);
-  return *end == '\0' && std::isfinite(value) && value > 0;
+  return parseReal(text, value) && value > 0;
 }
 
 Status run::parseShape(const std::string &text, Shape &shape) {
@@ -203,15 +184,15 @@ private:
   }
 
   Status parseNumber(const std::string &name, const std::string &value) {
-    long long n = 0;
-    const long long intMax = std::numeric_limits<int>::max();
+    int64_t n = 0;
+    const int64_t intMax = std::numeric_limits<int>::max();
     bool ok;
     if (name == "--seed") {
       ok = parseUnsigned(value, options.seed);
     } else if (name == "--watchdog") {
       ok = parseSeconds(value, options.watchdogSeconds);
     } else {
-      long long min = name == "--reps" ? 1 : 0;
+      int64_t min = name == "--reps" ? 1 : 0;
       ok = parseInteger(value, min, intMax, n);
       int &target = name == "--warmup" ? options.warmup
                     : name == "--reps" ? options.reps

@@ -8,13 +8,15 @@
 #ifndef TLE_TOOLS_TLE_RUN_OPTIONS_H
 #define TLE_TOOLS_TLE_RUN_OPTIONS_H
 
-#include "Problem.h"
+#include "tle/Problems/Problem.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tle::run {
+
+using problems::Shape;
 
 struct Options {
   /// What to do instead of running a kernel.

@@ -3,12 +3,14 @@
 #ifndef TLE_TOOLS_TLE_RUN_REPORT_H
 #define TLE_TOOLS_TLE_RUN_REPORT_H
 
-#include "Problem.h"
+#include "tle/Problems/Problem.h"
 
 #include <optional>
 #include <string>
 
 namespace tle::run {
+
+using problems::CheckResult;
 
 /// The results of one tle-run invocation.
 struct Report {

@@ -2,17 +2,19 @@
 //
 // tle-run KERNEL(.mlir|.ptx|.cubin) --problem NAME [options]; see
 // docs/Runtime.md. Everything that can be checked without a GPU (options,
-// problem, shape, kernel file, metadata, compilation) is checked before the
-// device is opened, so that those errors show on any machine.
+// problem, shape, kernel file, metadata, compilation, the kernel's
+// arguments against the problem's) is checked before the device is opened,
+// so that those errors show on any machine.
 //
-// Exit codes: 0 ok, 1 check failed or any error, 2 no CUDA driver or device,
-// 3 a launch outlived the watchdog.
+// Exit codes are the runtime's tle_rt_status: 0 ok, 1 check failed or any
+// error, 2 no CUDA driver or device, 3 a launch outlived the watchdog.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
-#include "Problem.h"
 #include "Report.h"
+
+#include "tle/Support/Strings.h"
 
 #ifdef TLE_RUN_WITH_COMPILER
 #include "Compile.h"
@@ -23,11 +25,10 @@
 
 using namespace tle;
 using namespace tle::run;
+using problems::Problem;
 using runtime::Status;
 
 namespace {
-enum ExitCode { ExitOk = 0, ExitFailure = 1, ExitNoDevice = 2, ExitHang = 3 };
-
 /// The module to load: its image and its kernels.
 struct KernelSource {
   std::string image;
@@ -36,44 +37,32 @@ struct KernelSource {
 };
 } // namespace
 
+static int failWith(const Status &status);
+
 static int fail(const std::string &message) {
-  std::fprintf(stderr, "tle-run: %s\n", message.c_str());
-  return ExitFailure;
+  return failWith(Status::error(message));
 }
 
 static int usageError(const std::string &message) {
   std::fprintf(stderr, "tle-run: %s\nrun 'tle-run --help' for usage\n",
                message.c_str());
-  return ExitFailure;
+  return TLE_RT_ERROR;
 }
 
-static int noDevice(const std::string &reason) {
-  if (reason.compare(0, 14, "no CUDA device") == 0)
-    std::fprintf(stderr, "tle-run: %s\n", reason.c_str());
-  else
-    std::fprintf(stderr, "tle-run: no CUDA device: %s\n", reason.c_str());
-  return ExitNoDevice;
-}
-
-/// A hung kernel keeps its context busy forever: tearing anything down
-/// would block, so the process ends here without destructors.
-[[noreturn]] static void exitHung(const std::string &message) {
+/// Says why a runtime call failed and returns its code as the exit code. A
+/// hung kernel keeps its context busy forever: tearing anything down would
+/// block, so the process ends here without destructors.
+static int failWith(const Status &status) {
+  std::string message = status.message;
+  if (status.code == TLE_RT_NO_DEVICE &&
+      message.rfind("no CUDA device", 0) != 0)
+    message = "no CUDA device: " + message;
   std::fprintf(stderr, "tle-run: %s\n", message.c_str());
+  if (status.code != TLE_RT_HANG)
+    return status.code;
   std::fflush(stdout);
   std::fflush(stderr);
-  _exit(ExitHang);
-}
-
-/// Maps a failed runtime call to its exit code.
-static int failWith(const Status &status) {
-  switch (status.code) {
-  case Status::Code::NoDevice:
-    return noDevice(status.message);
-  case Status::Code::Hang:
-    exitHung(status.message);
-  default:
-    return fail(status.message);
-  }
+  _exit(TLE_RT_HANG);
 }
 
 static bool endsWith(const std::string &text, const std::string &suffix) {
@@ -130,15 +119,15 @@ static Status loadKernel(const Options &options, KernelSource &source) {
 }
 
 static std::string kernelNames(const KernelSource &source) {
-  std::string names;
+  std::vector<std::string> names;
   for (const runtime::KernelInfo &kernel : source.kernels)
-    names += (names.empty() ? "" : ", ") + kernel.name;
-  return names;
+    names.push_back(kernel.name);
+  return join(names);
 }
 
 /// The kernel --kernel names, or the module's only one.
 static Status selectKernel(const Options &options, const KernelSource &source,
-                           std::string &name) {
+                           const runtime::KernelInfo *&selected) {
   if (source.kernels.empty())
     return Status::error("'" + options.kernelPath + "' has no kernels");
   if (options.kernelName.empty()) {
@@ -146,12 +135,12 @@ static Status selectKernel(const Options &options, const KernelSource &source,
       return Status::error("'" + options.kernelPath + "' has several " +
                            "kernels (" + kernelNames(source) +
                            "); pick one with --kernel");
-    name = source.kernels.front().name;
+    selected = &source.kernels.front();
     return Status::ok();
   }
   for (const runtime::KernelInfo &kernel : source.kernels)
     if (kernel.name == options.kernelName) {
-      name = kernel.name;
+      selected = &kernel;
       return Status::ok();
     }
   return Status::error("no kernel '" + options.kernelName + "' in '" +
@@ -241,8 +230,9 @@ static void fillReport(const Session &session, Report &report) {
   report.flops = session.problem.flops();
 }
 
+/// `kernel` by value: loading the module takes the kernels from `source`.
 static int runOnDevice(const Options &options, KernelSource &source,
-                       const std::string &kernel, Problem &problem) {
+                       std::string kernel, Problem &problem) {
   std::unique_ptr<runtime::Device> device;
   if (Status s = runtime::Device::open(options.device, device); !s)
     return failWith(s);
@@ -269,7 +259,7 @@ static int runOnDevice(const Options &options, KernelSource &source,
   if (!options.jsonPath.empty())
     if (Status s = writeJSON(options.jsonPath, report); !s)
       return fail(s.message);
-  return report.check && !report.check->passed ? ExitFailure : ExitOk;
+  return report.check && !report.check->passed ? TLE_RT_ERROR : TLE_RT_OK;
 }
 
 static int probe(const Options &options) {
@@ -280,33 +270,28 @@ static int probe(const Options &options) {
   std::printf("%s (sm_%d, %d SMs, driver %d.%d)\n", device->name().c_str(),
               device->computeCapability(), device->multiprocessorCount(),
               version / 1000, version % 1000 / 10);
-  return ExitOk;
-}
-
-static std::string problemNames() {
-  std::string names;
-  for (const std::string &name : getProblemNames())
-    names += (names.empty() ? "" : ", ") + name;
-  return names;
+  return TLE_RT_OK;
 }
 
 static int runKernel(const Options &options) {
-  std::unique_ptr<Problem> problem = createProblem(options.problem);
+  std::unique_ptr<Problem> problem = problems::createProblem(options.problem);
   if (!problem)
-    return fail("unknown problem '" + options.problem +
-                "' (known problems: " + problemNames() + ")");
+    return fail("unknown problem '" + options.problem + "' (known problems: " +
+                join(problems::getProblemNames()) + ")");
   if (Status s = problem->configure(options.shape); !s)
     return fail(s.message);
   KernelSource source;
   if (Status s = loadKernel(options, source); !s)
     return fail(s.message);
-  std::string kernel;
+  const runtime::KernelInfo *kernel = nullptr;
   if (Status s = selectKernel(options, source, kernel); !s)
     return fail(s.message);
-  for (const runtime::KernelInfo &info : source.kernels)
-    if (info.name == kernel)
-      printKernel(options, source, info);
-  return runOnDevice(options, source, kernel, *problem);
+  printKernel(options, source, *kernel);
+  // The last check that needs no GPU: on a machine without one, a kernel
+  // that does not fit the problem is an error (1), not "no device" (2).
+  if (Status s = problem->checkKernel(*kernel); !s)
+    return fail(s.message);
+  return runOnDevice(options, source, kernel->name, *problem);
 }
 
 int main(int argc, char **argv) {
@@ -315,12 +300,12 @@ int main(int argc, char **argv) {
     return usageError(s.message);
   if (options.help) {
     std::fputs(getUsage().c_str(), stdout);
-    return ExitOk;
+    return TLE_RT_OK;
   }
   if (options.listProblems) {
-    for (const std::string &name : getProblemNames())
+    for (const std::string &name : problems::getProblemNames())
       std::printf("%s\n", name.c_str());
-    return ExitOk;
+    return TLE_RT_OK;
   }
   if (options.probe)
     return probe(options);

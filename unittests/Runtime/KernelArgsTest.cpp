@@ -1,23 +1,15 @@
 //===- KernelArgsTest.cpp - Packing launch arguments ----------------------===//
 
-#include "tle/Runtime/Runtime.h"
+#include "KernelInfos.h"
 
 #include "gtest/gtest.h"
 
 #include <cstring>
 
 using namespace tle::runtime;
+using namespace tle::runtime::testing;
 
 namespace {
-
-KernelInfo pipesKernel() {
-  KernelInfo kernel;
-  kernel.name = "pipes";
-  kernel.params = {"ptr", "ptr", "i64", "i64", "i64", "i64", "i64", "ptr",
-                   "ptr", "i64", "i64", "i64", "i64", "i64", "i64"};
-  kernel.signature = {"memref<?x256xf32>", "memref<?x256xf32>", "index"};
-  return kernel;
-}
 
 std::string checkError(const KernelArgs &args, const KernelInfo &kernel) {
   Status status = args.check(kernel);
@@ -32,12 +24,28 @@ template <typename T> T slot(KernelArgs &args, size_t i) {
   return value;
 }
 
-TEST(KernelArgs, PacksMemRefsInTheMLIRConvention) {
+/// `in` and `out` of examples/pipes with 64 rows, and `n`.
+KernelArgs pipesArgs(const std::string &outType = "f32",
+                     std::vector<int64_t> outStrides = {},
+                     int64_t outOffset = 0) {
   KernelArgs args;
-  args.addMemRef(0x1000, {64, 256});
-  args.addMemRef(0x2000, {64, 256}, {512, 2}, 7);
+  args.addMemRef(0x1000, "f32", {64, 256});
+  args.addMemRef(0x2000, outType, {64, 256}, std::move(outStrides), outOffset);
   args.addIndex(5);
+  return args;
+}
+
+TEST(KernelArgs, PacksMemRefsInTheMLIRConvention) {
+  KernelArgs args = pipesArgs();
   EXPECT_TRUE(args.check(pipesKernel()));
+  // A strided layout that leaves strides and offset open takes any.
+  KernelInfo strided = pipesKernel();
+  strided.args[1] =
+      stridedArg("memref<?x256xf32, strided<[?, ?], offset: ?>>", "f32",
+                 {kDynamic, 256}, {kDynamic, kDynamic}, kDynamic);
+  args = pipesArgs("f32", {512, 2}, 7);
+  Status status = args.check(strided);
+  EXPECT_TRUE(status) << status.message;
   ASSERT_EQ(args.pointers().size(), 15u);
   // allocated, aligned, offset, sizes, strides (contiguous by default).
   EXPECT_EQ(slot<uint64_t>(args, 0), 0x1000u);
@@ -57,7 +65,9 @@ TEST(KernelArgs, Scalars) {
   KernelInfo kernel;
   kernel.name = "k";
   kernel.params = {"i32", "f32", "i64"};
-  kernel.signature = {"i32", "f32", "i64"};
+  kernel.args = {scalarArg(KernelArgInfo::Kind::I32),
+                 scalarArg(KernelArgInfo::Kind::F32),
+                 scalarArg(KernelArgInfo::Kind::Index)};
   KernelArgs args;
   args.addI32(-3);
   args.addF32(1.5f);
@@ -70,7 +80,7 @@ TEST(KernelArgs, Scalars) {
 
 TEST(KernelArgs, WrongArgumentCount) {
   KernelArgs args;
-  args.addMemRef(0x1000, {64, 256});
+  args.addMemRef(0x1000, "f32", {64, 256});
   args.addIndex(5);
   EXPECT_EQ(checkError(args, pipesKernel()),
             "kernel 'pipes' takes 3 arguments (memref<?x256xf32>, "
@@ -79,18 +89,18 @@ TEST(KernelArgs, WrongArgumentCount) {
 
 TEST(KernelArgs, WrongRank) {
   KernelArgs args;
-  args.addMemRef(0x1000, {64 * 256});
-  args.addMemRef(0x2000, {64, 256});
+  args.addMemRef(0x1000, "f32", {64 * 256});
+  args.addMemRef(0x2000, "f32", {64, 256});
   args.addIndex(5);
   EXPECT_EQ(checkError(args, pipesKernel()),
-            "kernel 'pipes': argument 0 (memref<?x256xf32>) has rank 2, the "
-            "memref passed has rank 1");
+            "kernel 'pipes': argument 0 (memref<?x256xf32>): the type has "
+            "rank 2, the memref passed has rank 1");
 }
 
 TEST(KernelArgs, WrongStaticSize) {
   KernelArgs args;
-  args.addMemRef(0x1000, {64, 256});
-  args.addMemRef(0x2000, {64, 128});
+  args.addMemRef(0x1000, "f32", {64, 256});
+  args.addMemRef(0x2000, "f32", {64, 128}, {256, 1});
   args.addIndex(5);
   EXPECT_EQ(checkError(args, pipesKernel()),
             "kernel 'pipes': argument 1 (memref<?x256xf32>): dimension 1 is "
@@ -99,37 +109,92 @@ TEST(KernelArgs, WrongStaticSize) {
 
 TEST(KernelArgs, WrongKind) {
   KernelArgs args;
-  args.addMemRef(0x1000, {64, 256});
-  args.addMemRef(0x2000, {64, 256});
+  args.addMemRef(0x1000, "f32", {64, 256});
+  args.addMemRef(0x2000, "f32", {64, 256});
   args.addI32(5);
   EXPECT_EQ(checkError(args, pipesKernel()),
-            "kernel 'pipes': argument 2 (index) was passed as i32");
+            "kernel 'pipes': argument 2 (index) was passed an i32");
   KernelArgs scalarForMemRef;
   scalarForMemRef.addIndex(0);
-  scalarForMemRef.addMemRef(0x2000, {64, 256});
+  scalarForMemRef.addMemRef(0x2000, "f32", {64, 256});
   scalarForMemRef.addIndex(5);
   EXPECT_EQ(checkError(scalarForMemRef, pipesKernel()),
-            "kernel 'pipes': argument 0 (memref<?x256xf32>) was passed as "
+            "kernel 'pipes': argument 0 (memref<?x256xf32>) was passed an "
             "index");
 }
 
 TEST(KernelArgs, StridesOfTheWrongLength) {
   KernelArgs args;
-  args.addMemRef(0x1000, {64, 256}, {256});
-  args.addMemRef(0x2000, {64, 256});
+  args.addMemRef(0x1000, "f32", {64, 256}, {256});
+  args.addMemRef(0x2000, "f32", {64, 256});
   args.addIndex(5);
-  EXPECT_NE(checkError(args, pipesKernel())
-                .find("was passed as memref with 2 sizes but 1 strides"),
-            std::string::npos);
+  EXPECT_EQ(checkError(args, pipesKernel()),
+            "kernel 'pipes': argument 0 (memref<?x256xf32>): the memref "
+            "passed has 2 sizes but 1 strides");
 }
 
-TEST(KernelArgs, ParamsWithoutSignature) {
+TEST(KernelArgs, WrongElementType) {
+  EXPECT_EQ(checkError(pipesArgs("f16"), pipesKernel()),
+            "kernel 'pipes': argument 1 (memref<?x256xf32>): the element "
+            "type is f32, the memref passed holds f16");
+}
+
+TEST(KernelArgs, NamedArgument) {
   KernelInfo kernel = pipesKernel();
-  kernel.signature.clear();
-  KernelArgs args;
-  args.addMemRef(0x1000, {64, 256});
-  args.addMemRef(0x2000, {64, 256});
-  args.addIndex(5);
+  kernel.args[1].name = "out";
+  EXPECT_EQ(checkError(pipesArgs("bf16"), kernel),
+            "kernel 'pipes': argument 1 'out' (memref<?x256xf32>): the "
+            "element type is f32, the memref passed holds bf16");
+}
+
+TEST(KernelArgs, IdentityLayoutNeedsContiguousStrides) {
+  EXPECT_EQ(checkError(pipesArgs("f32", {512, 1}), pipesKernel()),
+            "kernel 'pipes': argument 1 (memref<?x256xf32>): the identity "
+            "(contiguous) layout has stride 256 in dimension 0, the memref "
+            "passed has stride 512");
+  EXPECT_EQ(checkError(pipesArgs("f32", {}, 4), pipesKernel()),
+            "kernel 'pipes': argument 1 (memref<?x256xf32>): the identity "
+            "(contiguous) layout has offset 0, the memref passed has offset "
+            "4");
+  // The stride of a dimension of size 1 is never used.
+  KernelArgs oneRow;
+  oneRow.addMemRef(0x1000, "f32", {1, 256}, {7, 1});
+  oneRow.addMemRef(0x2000, "f32", {1, 256});
+  oneRow.addIndex(1);
+  EXPECT_TRUE(oneRow.check(pipesKernel()));
+  // An empty tensor's strides are PyTorch's, which count the empty
+  // dimension as 1.
+  KernelInfo kernel = pipesKernel();
+  kernel.args[0] =
+      memrefArg("memref<?x?x4xf32>", "f32", {kDynamic, kDynamic, 4});
+  kernel.params = getParams(kernel.args);
+  KernelArgs empty;
+  empty.addMemRef(0x1000, "f32", {2, 0, 4}, {4, 4, 1});
+  empty.addMemRef(0x2000, "f32", {1, 256});
+  empty.addIndex(1);
+  Status status = empty.check(kernel);
+  EXPECT_TRUE(status) << status.message;
+}
+
+TEST(KernelArgs, StridedLayoutFixesItsStaticStrides) {
+  KernelInfo kernel = pipesKernel();
+  kernel.args[1] = stridedArg("memref<?x256xf32, strided<[?, 1], offset: 8>>",
+                              "f32", {kDynamic, 256}, {kDynamic, 1}, 8);
+  EXPECT_TRUE(pipesArgs("f32", {300, 1}, 8).check(kernel));
+  EXPECT_EQ(checkError(pipesArgs("f32", {600, 2}, 8), kernel),
+            "kernel 'pipes': argument 1 (memref<?x256xf32, strided<[?, 1], "
+            "offset: 8>>): the strided layout has stride 1 in dimension 1, "
+            "the memref passed has stride 2");
+  EXPECT_EQ(checkError(pipesArgs("f32", {300, 1}, 0), kernel),
+            "kernel 'pipes': argument 1 (memref<?x256xf32, strided<[?, 1], "
+            "offset: 8>>): the strided layout has offset 8, the memref "
+            "passed has offset 0");
+}
+
+TEST(KernelArgs, ParamsWithoutArgs) {
+  KernelInfo kernel = pipesKernel();
+  kernel.args.clear();
+  KernelArgs args = pipesArgs();
   EXPECT_TRUE(args.check(kernel));
   args.addI32(1);
   EXPECT_NE(checkError(args, kernel).find("has 15 parameters"),

@@ -1,107 +1,57 @@
 //===- TensorMapTest.cpp - Tensor map arguments without a driver ----------===//
 //
-// Everything up to the call of cuTensorMapEncodeTiled: the type, the rules
-// its arguments must meet, the arguments themselves and where the
-// descriptor is packed.
+// Everything up to the call of cuTensorMapEncodeTiled: the rules its
+// arguments must meet, the arguments themselves and where the descriptor is
+// packed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "TensorMap.h"
+#include "KernelInfos.h"
 
 #include "gtest/gtest.h"
 
 #include <cstring>
 
 using namespace tle::runtime;
+using namespace tle::runtime::testing;
 using detail::TensorMapEncoding;
 
 namespace {
 
 const char *kA = "!tle.tensor_map<128x64xbf16, swizzle = 128>";
 
-TensorMapTypeInfo parsed(const std::string &type) {
-  TensorMapTypeInfo info;
-  Status status = parseTensorMapType(type, info);
-  EXPECT_TRUE(status) << status.message;
-  return info;
+/// A tensor map argument of `elementType` with `box` and `swizzle`.
+KernelArgInfo map(const std::string &elementType, std::vector<int64_t> box,
+                  int swizzle) {
+  return tensorMapArg("!tle.tensor_map<...>", elementType, std::move(box),
+                      swizzle);
 }
 
-std::string parseError(const std::string &type) {
-  TensorMapTypeInfo info;
-  Status status = parseTensorMapType(type, info);
-  EXPECT_FALSE(status) << "accepted " << type;
-  return status.message;
-}
-
-TEST(TensorMapType, Parses) {
-  TensorMapTypeInfo a = parsed(kA);
-  EXPECT_EQ(a.box, (std::vector<int64_t>{128, 64}));
-  EXPECT_EQ(a.elementType, "bf16");
-  EXPECT_EQ(a.elementBytes, 2);
-  EXPECT_EQ(a.swizzle, 128);
-  TensorMapTypeInfo b = parsed("!tle.tensor_map<4x8x16xf32,swizzle=0>");
-  EXPECT_EQ(b.box, (std::vector<int64_t>{4, 8, 16}));
-  EXPECT_EQ(b.elementBytes, 4);
-  EXPECT_EQ(b.swizzle, 0);
-  EXPECT_EQ(parsed("!tle.tensor_map<64xi8, swizzle = 64>").elementBytes, 1);
-  EXPECT_EQ(parsed("!tle.tensor_map<8x32xf16, swizzle = 32>").swizzle, 32);
-  EXPECT_EQ(parsed("!tle.tensor_map<2x2xi32, swizzle = 0>").elementType, "i32");
-  EXPECT_TRUE(isTensorMapType(kA));
-  EXPECT_FALSE(isTensorMapType("memref<?x?xbf16>"));
-}
-
-TEST(TensorMapType, Rejects) {
-  EXPECT_EQ(parseError("memref<128x64xbf16>"),
-            "'memref<128x64xbf16>' is not a tensor map type: it is not "
-            "'!tle.tensor_map<...>' (expected e.g. "
-            "'!tle.tensor_map<128x64xbf16, swizzle = 128>')");
-  EXPECT_NE(parseError("!tle.tensor_map<128x64xbf16>")
-                .find("it has no "
-                      "swizzle"),
-            std::string::npos);
-  EXPECT_NE(parseError("!tle.tensor_map<128x64xbf16, swizzle = 96>")
-                .find("the swizzle must be 0, 32, 64 or 128 (bytes), not "
-                      "'96'"),
-            std::string::npos);
-  EXPECT_NE(parseError("!tle.tensor_map<128x64xbf16, swizle = 128>")
-                .find("'swizle=128' is not 'swizzle = N'"),
-            std::string::npos);
-  EXPECT_NE(parseError("!tle.tensor_map<128x64xf8, swizzle = 128>")
-                .find("the element type 'f8' is none of i8, f8E4M3FN"),
-            std::string::npos);
-  EXPECT_NE(
-      parseError("!tle.tensor_map<bf16, swizzle = 128>").find("it has no box"),
-      std::string::npos);
-  for (const char *bad : {"!tle.tensor_map<?x64xbf16, swizzle = 128>",
-                          "!tle.tensor_map<0x64xbf16, swizzle = 128>",
-                          "!tle.tensor_map<128x64xbf16, swizzle = 128, x = 1>",
-                          "!tle.tensor_map<128x64xbf16, swizzle = 128"})
-    parseError(bad);
-}
-
-TensorMapEncoding encoded(const std::string &type, uint64_t address,
+TensorMapEncoding encoded(const KernelArgInfo &type, uint64_t address,
                           const std::vector<int64_t> &sizes,
                           const std::vector<int64_t> &strides) {
   TensorMapEncoding encoding;
-  Status status = detail::buildTensorMapEncoding(parsed(type), address, sizes,
-                                                 strides, encoding);
+  Status status =
+      detail::buildTensorMapEncoding(type, address, sizes, strides, encoding);
   EXPECT_TRUE(status) << status.message;
   return encoding;
 }
 
-std::string encodingError(const std::string &type, uint64_t address,
+std::string encodingError(const KernelArgInfo &type, uint64_t address,
                           const std::vector<int64_t> &sizes,
                           const std::vector<int64_t> &strides) {
   TensorMapEncoding encoding;
-  Status status = detail::buildTensorMapEncoding(parsed(type), address, sizes,
-                                                 strides, encoding);
+  Status status =
+      detail::buildTensorMapEncoding(type, address, sizes, strides, encoding);
   EXPECT_FALSE(status);
   return status.message;
 }
 
 TEST(TensorMapEncoding, InnermostFirst) {
   // A [M, K] = [8192, 4096] bf16 matrix whose rows are padded to 4160.
-  TensorMapEncoding e = encoded(kA, 0x7f0000000000, {8192, 4096}, {4160, 1});
+  TensorMapEncoding e =
+      encoded(gemmMap(), 0x7f0000000000, {8192, 4096}, {4160, 1});
   EXPECT_EQ(e.dataType, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
   EXPECT_EQ(e.rank, 2u);
   EXPECT_EQ(e.address, 0x7f0000000000u);
@@ -119,8 +69,8 @@ TEST(TensorMapEncoding, InnermostFirst) {
 }
 
 TEST(TensorMapEncoding, TypesAndSwizzles) {
-  TensorMapEncoding e = encoded("!tle.tensor_map<2x4x8xf32, swizzle = 32>",
-                                0x1000, {3, 5, 8}, {80, 16, 1});
+  TensorMapEncoding e =
+      encoded(map("f32", {2, 4, 8}, 32), 0x1000, {3, 5, 8}, {80, 16, 1});
   EXPECT_EQ(e.dataType, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
   EXPECT_EQ(e.swizzle, CU_TENSOR_MAP_SWIZZLE_32B);
   EXPECT_EQ(e.rank, 3u);
@@ -128,66 +78,58 @@ TEST(TensorMapEncoding, TypesAndSwizzles) {
   EXPECT_EQ(e.globalStrides[0], 64u);
   EXPECT_EQ(e.globalStrides[1], 320u);
   EXPECT_EQ(e.boxDim[2], 2u);
-  EXPECT_EQ(
-      encoded("!tle.tensor_map<16x32xf16, swizzle = 64>", 0, {16, 32}, {32, 1})
-          .swizzle,
-      CU_TENSOR_MAP_SWIZZLE_64B);
-  EXPECT_EQ(
-      encoded("!tle.tensor_map<16xi32, swizzle = 0>", 0, {100}, {1}).dataType,
-      CU_TENSOR_MAP_DATA_TYPE_INT32);
-  EXPECT_EQ(
-      encoded("!tle.tensor_map<16xi8, swizzle = 0>", 0, {100}, {1}).dataType,
-      CU_TENSOR_MAP_DATA_TYPE_UINT8);
+  EXPECT_EQ(encoded(map("f16", {16, 32}, 64), 0, {16, 32}, {32, 1}).swizzle,
+            CU_TENSOR_MAP_SWIZZLE_64B);
+  EXPECT_EQ(encoded(map("i32", {16}, 0), 0, {100}, {1}).dataType,
+            CU_TENSOR_MAP_DATA_TYPE_INT32);
+  EXPECT_EQ(encoded(map("i8", {16}, 0), 0, {100}, {1}).dataType,
+            CU_TENSOR_MAP_DATA_TYPE_UINT8);
 }
 
 TEST(TensorMapEncoding, Rules) {
-  EXPECT_EQ(encodingError(kA, 0x1000, {64, 64, 64}, {4096, 64, 1}),
+  const KernelArgInfo a = gemmMap();
+  EXPECT_EQ(encodingError(a, 0x1000, {64, 64, 64}, {4096, 64, 1}),
             "the box has rank 2, the tensor passed has rank 3");
-  EXPECT_EQ(encodingError(kA, 0x1000, {256, 256}, {256}),
+  EXPECT_EQ(encodingError(a, 0x1000, {256, 256}, {256}),
             "the tensor passed has 2 sizes but 1 strides");
-  EXPECT_EQ(encodingError(kA, 0x1008, {256, 256}, {256, 1}),
+  EXPECT_EQ(encodingError(a, 0x1008, {256, 256}, {256, 1}),
             "the tensor's address 0x1008 is not 16-byte aligned");
-  EXPECT_EQ(encodingError(kA, 0x1000, {256, 0}, {256, 1}),
+  EXPECT_EQ(encodingError(a, 0x1000, {256, 0}, {256, 1}),
             "the tensor's size in dimension 1 is 0; each must be 1 to 2^32");
-  EXPECT_EQ(encodingError(kA, 0x1000, {256, 100}, {100, 1}),
+  EXPECT_EQ(encodingError(a, 0x1000, {256, 100}, {100, 1}),
             "the tensor's stride in dimension 0 is 100 elements = 200 bytes; "
             "TMA needs a multiple of 16 bytes");
-  EXPECT_EQ(encodingError(kA, 0x1000, {256, 256}, {1, 256}),
+  EXPECT_EQ(encodingError(a, 0x1000, {256, 256}, {1, 256}),
             "the tensor's innermost dimension must be contiguous (stride 1), "
             "not stride 256");
-  EXPECT_EQ(encodingError(kA, 0x1000, {256, 256}, {-256, 1}),
+  EXPECT_EQ(encodingError(a, 0x1000, {256, 256}, {-256, 1}),
             "the tensor's stride in dimension 0 is -256 elements; each must "
             "be positive and under 2^40 bytes");
-  EXPECT_EQ(encodingError("!tle.tensor_map<128x128xbf16, swizzle = 128>",
-                          0x1000, {256, 256}, {256, 1}),
-            "the box's innermost dimension spans 256 bytes, more than the "
-            "128-byte swizzle span");
-  EXPECT_EQ(encodingError("!tle.tensor_map<8x4xbf16, swizzle = 0>", 0x1000,
-                          {256, 256}, {256, 1}),
+  EXPECT_EQ(
+      encodingError(map("bf16", {128, 128}, 128), 0x1000, {256, 256}, {256, 1}),
+      "the box's innermost dimension spans 256 bytes, more than the "
+      "128-byte swizzle span");
+  EXPECT_EQ(encodingError(map("bf16", {8, 4}, 0), 0x1000, {256, 256}, {256, 1}),
             "the box's innermost dimension spans 8 bytes; it must be a "
             "multiple of 16");
-  EXPECT_EQ(encodingError("!tle.tensor_map<512x64xbf16, swizzle = 128>", 0x1000,
-                          {1024, 256}, {256, 1}),
-            "box dimension 0 is 512; each must be 1 to 256");
-  EXPECT_EQ(encodingError("!tle.tensor_map<1x1x1x1x1x8xbf16, swizzle = 0>",
-                          0x1000, {1, 1, 1, 1, 1, 8}, {8, 8, 8, 8, 8, 1}),
+  EXPECT_EQ(
+      encodingError(map("bf16", {512, 64}, 128), 0x1000, {1024, 256}, {256, 1}),
+      "box dimension 0 is 512; each must be 1 to 256");
+  EXPECT_EQ(encodingError(map("bf16", {1, 1, 1, 1, 1, 8}, 0), 0x1000,
+                          {1, 1, 1, 1, 1, 8}, {8, 8, 8, 8, 8, 1}),
             "a tensor map has 1 to 5 dimensions, the box has 6");
+  EXPECT_EQ(
+      encodingError(map("bf16", {128, 64}, 16), 0x1000, {256, 256}, {256, 1}),
+      "the swizzle must be 0, 32, 64 or 128 bytes, not 16");
+  EXPECT_EQ(
+      encodingError(map("f8", {128, 64}, 0), 0x1000, {256, 256}, {256, 1}),
+      "a tensor map's element type must be one of i8, f8E4M3FN, "
+      "f8E5M2, i16, f16, bf16, i32, f32, i64, f64, not 'f8'");
 }
 
 //===----------------------------------------------------------------------===//
 // Tensor maps in KernelArgs
 //===----------------------------------------------------------------------===//
-
-/// The GEMM kernel of tle-run's gemm problem.
-KernelInfo gemmKernel() {
-  KernelInfo kernel;
-  kernel.name = "gemm";
-  kernel.params = {"tensor_map", "tensor_map", "ptr", "ptr", "i64",
-                   "i64",        "i64",        "i64", "i64", "i64"};
-  kernel.signature = {kA, "!tle.tensor_map<64x64xbf16, swizzle = 128>",
-                      "memref<?x?xbf16>", "index"};
-  return kernel;
-}
 
 /// A [512, 256], B [256, 1024] and C [512, 1024], in device memory.
 struct Operand {
@@ -207,9 +149,10 @@ KernelArgs gemmArgs(const std::string &kinds = "ttm",
   for (size_t i = 0; i < operands.size(); ++i) {
     const Operand &operand = operands[i];
     if (kinds[i] == 't')
-      args.addTensorMap(operand.address, operand.sizes, operand.strides);
+      args.addTensorMap(operand.address, "bf16", operand.sizes,
+                        operand.strides);
     else
-      args.addMemRef(operand.address, operand.sizes, operand.strides);
+      args.addMemRef(operand.address, "bf16", operand.sizes, operand.strides);
   }
   args.addIndex(256);
   return args;
@@ -232,10 +175,21 @@ TEST(TensorMapArgs, Checks) {
 TEST(TensorMapArgs, WrongKind) {
   EXPECT_EQ(checkError(gemmArgs("mtm"), gemmKernel()),
             "kernel 'gemm': argument 0 (" + std::string(kA) +
-                ") was passed as memref");
+                ") was passed a memref");
   EXPECT_EQ(checkError(gemmArgs("ttt"), gemmKernel()),
-            "kernel 'gemm': argument 2 (memref<?x?xbf16>) was passed as "
-            "tensor_map");
+            "kernel 'gemm': argument 2 (memref<?x?xbf16>) was passed a "
+            "tensor map");
+}
+
+TEST(TensorMapArgs, WrongElementType) {
+  KernelArgs args;
+  args.addTensorMap(kOperandA.address, "f32", kOperandA.sizes);
+  args.addTensorMap(kOperandB.address, "bf16", kOperandB.sizes);
+  args.addMemRef(kOperandC.address, "bf16", kOperandC.sizes);
+  args.addIndex(256);
+  EXPECT_EQ(checkError(args, gemmKernel()),
+            "kernel 'gemm': argument 0 (" + std::string(kA) +
+                "): the element type is bf16, the tensor passed holds f32");
 }
 
 TEST(TensorMapArgs, WrongRank) {
@@ -256,14 +210,12 @@ TEST(TensorMapArgs, BadStrides) {
             "2056 bytes; TMA needs a multiple of 16 bytes");
 }
 
-TEST(TensorMapArgs, BadSignatureType) {
+TEST(TensorMapArgs, BadSwizzleInTheMetadata) {
   KernelInfo kernel = gemmKernel();
-  kernel.signature[0] = "!tle.tensor_map<128x64xbf16, swizzle = 16>";
-  KernelArgs args = gemmArgs();
-  EXPECT_NE(checkError(args, kernel)
-                .find("the swizzle must be 0, 32, 64 or "
-                      "128 (bytes), not '16'"),
-            std::string::npos);
+  kernel.args[0].swizzle = 16;
+  EXPECT_EQ(checkError(gemmArgs(), kernel),
+            "kernel 'gemm': argument 0 (" + std::string(kA) +
+                "): the swizzle must be 0, 32, 64 or 128 bytes, not 16");
 }
 
 TEST(TensorMapArgs, PtrParamsOfOlderMetadata) {
@@ -271,19 +223,19 @@ TEST(TensorMapArgs, PtrParamsOfOlderMetadata) {
   kernel.params[0] = kernel.params[1] = "ptr";
   KernelArgs args = gemmArgs();
   EXPECT_TRUE(args.check(kernel));
-  // Without a signature a tensor map has no box to be encoded with.
-  kernel.signature.clear();
+  // Without arguments a tensor map has no box to be encoded with.
+  kernel.args.clear();
   EXPECT_EQ(checkError(args, kernel),
-            "kernel 'gemm' has no signature in its metadata, which a tensor "
+            "kernel 'gemm' has no arguments in its metadata, which a tensor "
             "map argument needs (for its box, element type and swizzle)");
 }
 
 TEST(TensorMapArgs, PackingLayout) {
   KernelArgs args;
   args.addI32(7);
-  args.addTensorMap(kOperandA.address, kOperandA.sizes);
-  args.addTensorMap(kOperandB.address, kOperandB.sizes);
-  args.addMemRef(kOperandC.address, kOperandC.sizes);
+  args.addTensorMap(kOperandA.address, "bf16", kOperandA.sizes);
+  args.addTensorMap(kOperandB.address, "bf16", kOperandB.sizes);
+  args.addMemRef(kOperandC.address, "bf16", kOperandC.sizes);
   args.addIndex(256);
   args.addF32(2.5f);
   std::vector<void *> pointers = args.pointers();

@@ -1,9 +1,24 @@
-//===- Gemm.h - bf16 GEMM on the CPU ----------------------------*- C++ -*-===//
+//===- Gemm.h - The bf16 GEMM problem ---------------------------*- C++ -*-===//
 //
-// Everything about the GEMM problem that needs no GPU: C[M, N] = A[M, K] .
-// B[K, N] with A, B and C bf16 and row-major and the products accumulated
-// in fp32 by the kernel. Its shape, deterministic inputs, a reference
-// computed in double for a sample of C's entries, and the comparison.
+// The problem "gemm": C[M, N] = A[M, K] . B[K, N] with A, B and C bf16 and
+// row-major and the products accumulated in fp32 by the kernel. Its shape,
+// deterministic inputs, a reference computed in double for a sample of C's
+// entries, the comparison (lib/Problems/Gemm/Gemm.cpp), and the device
+// binding (GemmProblem.cpp, created by createGemmProblem in Problem.h).
+//
+// Shape keys (--shape k=v,...), with the benchmark case as defaults:
+// m=8192 n=8192 k=8192 bm=128 bn=256, where bm x bn is the tile of C one
+// CTA computes; m, n and k must be multiples of bm, bn and 64. The kernel
+// takes, in this order:
+//
+//   a  !tle.tensor_map<BMx64xbf16, swizzle = 128>   over A [M, K]
+//   b  !tle.tensor_map<64x64xbf16, swizzle = 128>   over B [K, N]
+//   c  memref<?x?xbf16>                              [M, N]
+//   k  index                                         K
+//
+// The boxes are read from the kernel's arguments: a's rows must be bm, b's
+// rows a's columns (the K step BK, which must divide k), and b's columns
+// must divide bn. Grid (N / bn, M / bm, 1).
 //
 // Plain C++17 without LLVM: tle-run links this on GPU machines that have the
 // CUDA driver and nothing else.
@@ -12,6 +27,8 @@
 
 #ifndef TLE_PROBLEMS_GEMM_H
 #define TLE_PROBLEMS_GEMM_H
+
+#include "tle/Runtime/Runtime.h"
 
 #include <cstdint>
 #include <string>
@@ -98,6 +115,12 @@ GemmReport compareGemm(const std::vector<int64_t> &entries,
                        const std::vector<double> &reference,
                        const std::vector<uint16_t> &c,
                        const GemmTolerance &tolerance);
+
+/// Whether `kernel`'s tensor maps are those above, with boxes that fit
+/// `config`; the message says which does not, and why. The rest of the
+/// signature is the runtime's to check (Problem::checkKernel).
+runtime::Status checkGemmKernel(const runtime::KernelInfo &kernel,
+                                const GemmConfig &config);
 
 } // namespace tle::problems
 

@@ -1,9 +1,10 @@
-//===- SparseMLA.h - DeepSeek's sparse MLA prefill on the CPU ---*- C++ -*-===//
+//===- SparseMLA.h - DeepSeek's sparse MLA prefill --------------*- C++ -*-===//
 //
-// Everything about the SparseMLA problem that needs no GPU: its shape,
-// deterministic inputs, an independent double-precision reference for
-// sampled query rows, the comparison the published kernels are held to, and
-// the FLOP count their TFLOPS figures use.
+// The problem "sparse_mla": its shape, deterministic inputs, an independent
+// double-precision reference for sampled query rows, the comparison the
+// published kernels are held to, and the FLOP count their TFLOPS figures
+// use (lib/Problems/SparseMLA/), and the device binding
+// (SparseMLAProblem.cpp, created by createSparseMLAProblem in Problem.h).
 //
 // Per query row (b, s) and head, over the topk kv rows its indices select:
 //   P = sm_scale * q . K^T   (K = kv[..., :576]; invalid slots are -inf)
@@ -13,6 +14,33 @@
 // when the slot's position is >= topk_length[row]. A row without a valid
 // slot has out = 0, lse = +inf and max_logits = -inf. An attention sink
 // scales out by e^lse / (e^lse + e^sink) and leaves the statistics alone.
+//
+// Shape keys (--shape k=v,...), with the benchmark case as defaults:
+//   b=1 sq=4096 h=128 topk=2048 skv=8192 invalid=0.25 empty=0.02 sink=0
+//   topk_length=0 q_pad=0 distribution=random (or locality)
+//   rows_checked=128 sm_scale=1/sqrt(576)
+//
+// The kernel takes, in this order (MLIR types before lowering; a '?' may
+// also be the configured size, and a strided layout is accepted wherever
+// its static strides agree with the ones passed):
+//
+//   q           memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>  [b, sq, h, 576]
+//               (strided whenever q_pad > 0: the head and token strides
+//               are then larger than dense)
+//   kv          memref<?x?x1x576xbf16>   [b, skv, 1, 576]
+//   indices     memref<?x?x1x?xi32>      [b, sq, 1, topk]
+//   out         memref<?x?x?x512xbf16>   [b, sq, h, 512]
+//   max_logits  memref<?x?x?xf32>        [b, sq, h]
+//   lse         memref<?x?x?xf32>        [b, sq, h]
+//   sm_scale    f32
+//
+// and, for a kernel that supports them, two more; with sink=0 or
+// topk_length=0 they hold values that change nothing (all -inf, all topk):
+//
+//   attn_sink   memref<?xf32>            [h]
+//   topk_length memref<?xi32>            [b * sq]
+//
+// Grid (sq, h / 64, b): one CTA per query token and group of 64 heads.
 //
 // Plain C++17 without LLVM: tle-run links this on GPU machines that have the
 // CUDA driver and nothing else.

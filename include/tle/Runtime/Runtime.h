@@ -12,6 +12,10 @@
 #ifndef TLE_RUNTIME_RUNTIME_H
 #define TLE_RUNTIME_RUNTIME_H
 
+#include "tle/Runtime/tle_runtime.h"
+#include "tle/Support/Hopper.h"
+#include "tle/Support/KernelMetadataFormat.h"
+
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,31 +25,62 @@
 
 namespace tle::runtime {
 
-/// Success, or a message for a person.
+/// Success, or a message for a person. The code is the C API's status
+/// (tle_runtime.h), which is also tle-run's exit code.
 struct Status {
-  enum class Code {
-    Ok,
-    /// No CUDA driver or no CUDA device: exit code 2 in the tools.
-    NoDevice,
-    /// A kernel did not finish within the watchdog limit (a deadlocked
-    /// pipe): the context is unusable and the process must exit.
-    Hang,
-    Error,
-  };
-  Code code = Code::Ok;
+  using Code = tle_rt_status;
+  /// TLE_RT_NO_DEVICE: no CUDA driver or no CUDA device. TLE_RT_HANG: a
+  /// kernel did not finish within the watchdog limit (a deadlocked pipe):
+  /// the context is unusable and the process must exit.
+  Code code = TLE_RT_OK;
   std::string message;
 
   static Status ok() { return {}; }
   static Status error(std::string message) {
-    return {Code::Error, std::move(message)};
+    return {TLE_RT_ERROR, std::move(message)};
   }
   static Status noDevice(std::string message) {
-    return {Code::NoDevice, std::move(message)};
+    return {TLE_RT_NO_DEVICE, std::move(message)};
   }
   static Status hang(std::string message) {
-    return {Code::Hang, std::move(message)};
+    return {TLE_RT_HANG, std::move(message)};
   }
-  explicit operator bool() const { return code == Code::Ok; }
+  explicit operator bool() const { return code == TLE_RT_OK; }
+};
+
+/// One argument of a kernel as tle-translate's metadata describes it
+/// (tle/Support/KernelMetadataFormat.h): what a caller must pass for it.
+struct KernelArgInfo {
+  /// The C API's kinds (tle_runtime.h).
+  enum class Kind {
+    MemRef = TLE_RT_ARG_MEMREF,
+    TensorMap = TLE_RT_ARG_TENSOR_MAP,
+    Index = TLE_RT_ARG_INDEX,
+    I32 = TLE_RT_ARG_I32,
+    F32 = TLE_RT_ARG_F32,
+  };
+  Kind kind = Kind::Index;
+  /// The type as the kernel's author wrote it, for messages:
+  /// "memref<?x256xf32>", "!tle.tensor_map<128x64xbf16, swizzle = 128>".
+  std::string type;
+  /// Empty when the metadata names no argument.
+  std::string name;
+  /// Memrefs and tensor maps, as MLIR spells it: "bf16", "f32", "i32".
+  std::string elementType;
+  /// Memrefs: the sizes (metadata::kDynamic where dynamic); with the
+  /// identity layout the memref is contiguous with offset 0, otherwise
+  /// `strides` and `offset` hold the layout's (kDynamic where dynamic).
+  std::vector<int64_t> sizes;
+  bool identityLayout = true;
+  std::vector<int64_t> strides;
+  int64_t offset = 0;
+  /// Tensor maps: the box one copy moves (outermost dimension first) and
+  /// the shared-memory swizzle span in bytes (0, 32, 64 or 128).
+  std::vector<int64_t> box;
+  int swizzle = 0;
+
+  /// "argument 2 (memref<?x?xbf16>)", or "argument 2 'c' (...)" when named.
+  std::string describe(size_t index) const;
 };
 
 /// What tle-translate writes beside the PTX for one kernel.
@@ -53,10 +88,10 @@ struct KernelInfo {
   std::string name;
   int block[3] = {1, 1, 1};
   int64_t dynamicSharedMemory = 0;
-  /// LLVM parameter types ("ptr", "i64", "i32", "f32", ...).
+  /// LLVM parameter types ("ptr", "i64", "i32", "f32", "tensor_map", ...).
   std::vector<std::string> params;
-  /// Argument types before lowering ("memref<?x256xf32>", "index", ...).
-  std::vector<std::string> signature;
+  /// The source arguments; empty when the metadata has none.
+  std::vector<KernelArgInfo> args;
   std::string grid;
 };
 
@@ -73,30 +108,6 @@ bool isPTXImage(const std::string &image);
 /// Where tle-translate's metadata for a kernel file is by convention: the
 /// same path with the extension replaced by ".json" ("k.ptx" -> "k.json").
 std::string defaultMetadataPath(const std::string &kernelPath);
-
-/// A memref type of a kernel signature, e.g. "memref<?x256xf32>": its rank
-/// and its static sizes (-1 where dynamic). Fails for anything else.
-struct MemRefTypeInfo {
-  std::vector<int64_t> shape;
-  std::string elementType;
-};
-Status parseMemRefType(const std::string &type, MemRefTypeInfo &info);
-
-/// A TMA descriptor type of a kernel signature,
-/// "!tle.tensor_map<128x64xbf16, swizzle = 128>": the box one copy moves
-/// (outermost dimension first), its element type and the shared-memory
-/// swizzle span in bytes (0, 32, 64 or 128).
-struct TensorMapTypeInfo {
-  std::vector<int64_t> box;
-  std::string elementType;
-  int elementBytes = 0;
-  int swizzle = 0;
-};
-/// Whether `type` is spelled as a tensor map type (valid or not).
-bool isTensorMapType(const std::string &type);
-/// Fails, saying what is wrong, for anything but a well-formed tensor map
-/// type of a supported element type.
-Status parseTensorMapType(const std::string &type, TensorMapTypeInfo &info);
 
 namespace detail {
 struct Context;
@@ -132,24 +143,30 @@ private:
 /// tensor map is one 128-byte CUtensorMap passed by value.
 class KernelArgs {
 public:
-  /// Empty `strides` means contiguous (row-major) for `sizes`.
-  void addMemRef(uint64_t address, std::vector<int64_t> sizes,
-                 std::vector<int64_t> strides = {}, int64_t offset = 0);
-  /// A TMA descriptor over the global tensor at `address` (16-byte
-  /// aligned), `sizes` and `strides` in elements, outermost first; empty
-  /// `strides` means contiguous. The box, element type and swizzle come
-  /// from the kernel's signature, so the descriptor is encoded only when
-  /// the arguments meet their kernel (encodeTensorMaps, at every launch).
-  void addTensorMap(uint64_t address, std::vector<int64_t> sizes,
+  /// A memref of `elementType` (as MLIR spells it: "bf16", "f32", ...) at
+  /// `address`; empty `strides` means contiguous (row-major) for `sizes`.
+  void addMemRef(uint64_t address, std::string elementType,
+                 std::vector<int64_t> sizes, std::vector<int64_t> strides = {},
+                 int64_t offset = 0);
+  /// A TMA descriptor over the global tensor of `elementType` at `address`
+  /// (16-byte aligned), `sizes` and `strides` in elements, outermost first;
+  /// empty `strides` means contiguous. The box and swizzle come from the
+  /// kernel's signature, so the descriptor is encoded only when the
+  /// arguments meet their kernel (encodeTensorMaps, at every launch).
+  void addTensorMap(uint64_t address, std::string elementType,
+                    std::vector<int64_t> sizes,
                     std::vector<int64_t> strides = {});
   void addIndex(int64_t value);
   void addI32(int32_t value);
   void addF32(float value);
   void clear();
 
-  /// Checks the packed arguments against the kernel's signature and
-  /// parameter list (count, kinds, memref ranks and static sizes, and
-  /// every rule a tensor map's encoding must meet).
+  /// Checks the packed arguments against the kernel's arguments and
+  /// parameter list: count and kinds; for memrefs the rank, element type,
+  /// static sizes, and the strides and offset the layout fixes (an
+  /// identity layout: contiguous, offset 0); for tensor maps the element
+  /// type and every rule of the descriptor's encoding. A message names the
+  /// argument and the rule.
   Status check(const KernelInfo &kernel) const;
   /// Writes the descriptor of every tensor map argument for `kernel`: calls
   /// `encode` with the arguments of cuTensorMapEncodeTiled and the
@@ -168,23 +185,26 @@ private:
     std::string kind; // "ptr", "i64", "i32", "f32", "tensor_map"
     size_t offset;
   };
-  /// One source argument: "memref" with its sizes, "tensor_map" with the
-  /// global tensor's address, sizes and strides, or a scalar kind.
+  /// One source argument: a memref or tensor map with the tensor's
+  /// element type, address, sizes, strides and offset, or a scalar.
   struct SourceArg {
-    std::string kind;
-    std::vector<int64_t> sizes;
+    KernelArgInfo::Kind kind;
+    std::string elementType = {};
+    std::vector<int64_t> sizes = {};
     std::vector<int64_t> strides = {};
+    int64_t offset = 0;
     uint64_t address = 0;
     /// Its first parameter.
     size_t param = 0;
   };
-  /// Storage in units that keep the largest alignment a parameter needs.
-  struct alignas(128) Block {
-    unsigned char bytes[128];
+  /// Storage in units that keep the largest alignment a parameter needs: a
+  /// tensor map's (KernelArgs.cpp).
+  struct alignas(hopper::kTensorMapBytes) Block {
+    unsigned char bytes[hopper::kTensorMapBytes];
   };
   void addParam(std::string kind, const void *value, size_t size, size_t align);
   unsigned char *paramStorage(size_t param);
-  Status checkSignature(const KernelInfo &kernel) const;
+  Status checkArgs(const KernelInfo &kernel) const;
   Status checkParams(const KernelInfo &kernel) const;
   Status getTensorMapEncoding(const KernelInfo &kernel, size_t index,
                               detail::TensorMapEncoding &encoding) const;
@@ -210,7 +230,7 @@ class Module;
 class Device {
 public:
   /// Loads the driver and opens device `ordinal`. Fails with
-  /// Status::Code::NoDevice when there is no driver or no device.
+  /// TLE_RT_NO_DEVICE when there is no driver or no device.
   static Status open(int ordinal, std::unique_ptr<Device> &device);
   ~Device();
 
@@ -235,7 +255,8 @@ public:
                     std::vector<KernelInfo> kernels,
                     std::unique_ptr<Module> &module);
 
-  /// Seconds a launch may take before it is reported as a hang.
+  /// Seconds a launch may take before it is reported as a hang (counted
+  /// from when the launch before it finished, in a batch).
   void setWatchdog(double seconds) { watchdogSeconds = seconds; }
   double watchdog() const { return watchdogSeconds; }
 
@@ -252,8 +273,11 @@ public:
   Status launchOnStream(Module &module, const std::string &kernel,
                         const unsigned grid[3], KernelArgs &args,
                         uint64_t stream);
-  /// `warmup` untimed launches, then `reps` launches each timed with CUDA
-  /// events, all under the watchdog.
+  /// `warmup` untimed launches, then `reps` launches each between two CUDA
+  /// events, all enqueued back to back (as a peer timed in a loop or by
+  /// do_bench runs: the GPU never idles between them) and waited for under
+  /// the watchdog, which allows each launch `watchdog()` seconds after the
+  /// one before it finished. `timing` summarizes the per-launch times.
   Status time(Module &module, const std::string &kernel, const unsigned grid[3],
               KernelArgs &args, int warmup, int reps, Timing &timing);
 

@@ -2,8 +2,9 @@
 |*                                                                            *|
 |* For callers that cannot use C++, above all Python through ctypes           *|
 |* (libtle_runtime.so). Handles are opaque; every call that can fail returns  *|
-|* one of the TLE_RT_* codes, which are also tle-run's exit codes, and        *|
-|* tle_rt_last_error() then says why. docs/Runtime.md has an example.         *|
+|* a tle_rt_status (as an int, for ctypes), whose values are also tle-run's   *|
+|* exit codes, and tle_rt_last_error() then says why. docs/Runtime.md has an  *|
+|* example.                                                                   *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
@@ -23,7 +24,10 @@
 extern "C" {
 #endif
 
-enum {
+/** The outcome of every call that can fail; the same values are the C++
+    runtime's Status codes and tle-run's exit codes (0 ok, 1 error or a
+    failed check, 2 no device, 3 hang). */
+typedef enum tle_rt_status {
   TLE_RT_OK = 0,
   /** Any other failure: bad arguments, a rejected module, a kernel fault. */
   TLE_RT_ERROR = 1,
@@ -34,10 +38,11 @@ enum {
       teardown would wait for the kernel): end the process (os._exit in
       Python). */
   TLE_RT_HANG = 3,
-};
+} tle_rt_status;
 
 typedef struct tle_rt_device tle_rt_device;
 typedef struct tle_rt_module tle_rt_module;
+typedef struct tle_rt_metadata tle_rt_metadata;
 typedef struct tle_rt_kernel tle_rt_kernel;
 typedef struct tle_rt_args tle_rt_args;
 
@@ -78,45 +83,106 @@ TLE_RT_API int tle_rt_module_load(tle_rt_device *device, const char *image_path,
                                   tle_rt_module **module);
 TLE_RT_API void tle_rt_module_free(tle_rt_module *module);
 
-/* Kernels belong to their module. A NULL name picks the module's only
-   kernel. */
+/* Metadata alone, without a device: its kernels describe themselves and
+   check argument lists (tle_rt_args_check) but cannot be launched. */
+TLE_RT_API int tle_rt_metadata_read(const char *path,
+                                    tle_rt_metadata **metadata);
+/** Frees the metadata and its kernels. */
+TLE_RT_API void tle_rt_metadata_free(tle_rt_metadata *metadata);
+
+/* Kernels belong to their module (or metadata) and live as long as it. A
+   NULL name picks the only kernel. */
 TLE_RT_API int tle_rt_module_get_kernel(tle_rt_module *module, const char *name,
                                         tle_rt_kernel **kernel);
+TLE_RT_API int tle_rt_metadata_get_kernel(tle_rt_metadata *metadata,
+                                          const char *name,
+                                          tle_rt_kernel **kernel);
 TLE_RT_API const char *tle_rt_kernel_name(const tle_rt_kernel *kernel);
 /** The number of source arguments (memrefs and tensor maps count once), or
-    -1 when the metadata has no signature. */
+    -1 when the metadata has none. */
 TLE_RT_API int tle_rt_kernel_num_args(const tle_rt_kernel *kernel);
 TLE_RT_API void tle_rt_kernel_block(const tle_rt_kernel *kernel, int block[3]);
 TLE_RT_API int64_t tle_rt_kernel_shared_memory(const tle_rt_kernel *kernel);
 
-/* Argument lists, in the order of the kernel's signature. A NULL strides
-   means contiguous (row-major). */
+/* A kernel's arguments, as its metadata describes them. */
+enum {
+  TLE_RT_ARG_MEMREF = 0,
+  TLE_RT_ARG_TENSOR_MAP = 1,
+  TLE_RT_ARG_INDEX = 2,
+  TLE_RT_ARG_I32 = 3,
+  TLE_RT_ARG_F32 = 4,
+};
+/** A size, stride or offset the argument's type leaves open. */
+#define TLE_RT_DYNAMIC (-1)
+
+/** Every pointer in it points into the kernel's metadata and stays valid
+    until the module (or metadata) of the kernel is freed; the caller frees
+    nothing. Fields that do not apply to the kind are 0, NULL or "". */
+typedef struct tle_rt_arg_info {
+  /** One of TLE_RT_ARG_*. */
+  int kind;
+  /** The type as the kernel's author wrote it, for messages:
+      "memref<?x256xf32>", "!tle.tensor_map<128x64xbf16, swizzle = 128>". */
+  const char *type;
+  /** The argument's name, or "" when the metadata has none. */
+  const char *name;
+  /** Memrefs and tensor maps, as MLIR spells it: "bf16", "f32", "i32". */
+  const char *element_type;
+  /** Memrefs: the number of sizes; tensor maps: of box dimensions. */
+  int rank;
+  /** Memrefs: `rank` sizes, TLE_RT_DYNAMIC where dynamic. */
+  const int64_t *sizes;
+  /** Memrefs with a strided layout: `rank` strides (TLE_RT_DYNAMIC where
+      dynamic) and the offset (possibly TLE_RT_DYNAMIC); NULL and 0 for the
+      identity layout, which is contiguous with offset 0. */
+  const int64_t *strides;
+  int64_t offset;
+  /** Tensor maps: the box one copy moves, `rank` sizes outermost first, and
+      the shared-memory swizzle span in bytes (0, 32, 64 or 128). */
+  const int64_t *box;
+  int swizzle;
+} tle_rt_arg_info;
+
+/** Fills `info` with argument `index` (0 .. tle_rt_kernel_num_args - 1). */
+TLE_RT_API int tle_rt_kernel_arg(const tle_rt_kernel *kernel, int index,
+                                 tle_rt_arg_info *info);
+
+/* Argument lists, in the order of the kernel's arguments. `element_type`
+   is the type of the tensor's elements as MLIR spells it ("bf16", "f16",
+   "f32", "i32", ...), which must be the argument's. Sizes, strides and
+   offsets are in elements; a NULL strides means contiguous (row-major). */
 TLE_RT_API int tle_rt_args_create(tle_rt_args **args);
 TLE_RT_API void tle_rt_args_free(tle_rt_args *args);
+/** A memref; its strides and offset must be those its layout fixes (for the
+    identity layout, contiguous and 0) wherever the size is above 1. */
 TLE_RT_API int tle_rt_args_add_memref(tle_rt_args *args, uint64_t address,
-                                      int rank, const int64_t *sizes,
+                                      const char *element_type, int rank,
+                                      const int64_t *sizes,
                                       const int64_t *strides, int64_t offset);
 /** A TMA descriptor (a `!tle.tensor_map<...>` argument) over the global
-    tensor at `address` (16-byte aligned) with `rank` sizes and strides in
-    elements, outermost first; the innermost stride must be 1 and the others
-    multiples of 16 bytes. The kernel's signature gives the box, element
-    type and swizzle: the descriptor is encoded at each launch, and
-    tle_rt_args_check checks every rule of its encoding. */
+    tensor at `address` (16-byte aligned) with `rank` sizes and strides,
+    outermost first; the innermost stride must be 1 and the others
+    multiples of 16 bytes. The kernel's argument gives the box and swizzle:
+    the descriptor is encoded at each launch, and tle_rt_args_check checks
+    every rule of its encoding. */
 TLE_RT_API int tle_rt_args_add_tensor_map(tle_rt_args *args, uint64_t address,
-                                          int rank, const int64_t *sizes,
+                                          const char *element_type, int rank,
+                                          const int64_t *sizes,
                                           const int64_t *strides);
 TLE_RT_API int tle_rt_args_add_index(tle_rt_args *args, int64_t value);
 TLE_RT_API int tle_rt_args_add_i32(tle_rt_args *args, int32_t value);
 TLE_RT_API int tle_rt_args_add_f32(tle_rt_args *args, float value);
-/** Checks the list against the kernel's metadata; launches do too. */
+/** Checks the list against the kernel's metadata, naming the argument and
+    the rule broken (kinds, element types, ranks, static sizes, layout
+    strides and offsets, tensor map rules); launches do too. */
 TLE_RT_API int tle_rt_args_check(const tle_rt_args *args,
                                  const tle_rt_kernel *kernel);
 
-/* Launches. tle_rt_launch and tle_rt_time run on the runtime's own stream,
-   each launch waited for under the device's watchdog: work of other
-   libraries on their streams (e.g. the inputs PyTorch wrote) must be
-   complete before the call. tle_rt_launch_on_stream enqueues on the
-   caller's stream instead and does not wait. */
+/* Launches. tle_rt_launch and tle_rt_time run on the runtime's own stream
+   and return when their launches are done, under the device's watchdog:
+   work of other libraries on their streams (e.g. the inputs PyTorch wrote)
+   must be complete before the call. tle_rt_launch_on_stream enqueues on
+   the caller's stream instead and does not wait. */
 TLE_RT_API int tle_rt_launch(tle_rt_kernel *kernel, unsigned grid_x,
                              unsigned grid_y, unsigned grid_z,
                              tle_rt_args *args);
@@ -137,8 +203,12 @@ TLE_RT_API int tle_rt_launch(tle_rt_kernel *kernel, unsigned grid_x,
 TLE_RT_API int tle_rt_launch_on_stream(tle_rt_kernel *kernel, unsigned grid_x,
                                        unsigned grid_y, unsigned grid_z,
                                        tle_rt_args *args, uint64_t stream);
-/** `warmup` untimed launches, then `reps` launches timed with CUDA events;
-    times in milliseconds. */
+/** `warmup` untimed launches, then `reps` launches each between two CUDA
+    events, all enqueued back to back on the runtime's stream (the GPU does
+    not idle between them, as under a peer's timing loop) and waited for
+    once, under the watchdog, which gives each launch the watchdog's seconds
+    after the one before it finished. The median, minimum and maximum of
+    the per-launch times, in milliseconds. */
 TLE_RT_API int tle_rt_time(tle_rt_kernel *kernel, unsigned grid_x,
                            unsigned grid_y, unsigned grid_z, tle_rt_args *args,
                            int warmup, int reps, double *median_ms,

@@ -55,6 +55,21 @@ constexpr int64_t kMaxAccessBytes = 16;
 constexpr int64_t kTensorMapBytes = 128;
 constexpr int64_t kTensorMapAlignment = 64;
 constexpr int64_t kMaxTensorMapRank = 5;
+/// What cuTensorMapEncodeTiled accepts of a tiled map: box dimensions of 1
+/// to 256 elements (the innermost spanning a multiple of 16 bytes), a
+/// global address and strides that are multiples of 16 bytes, strides
+/// under 2^40 bytes and sizes up to 2^32.
+constexpr int64_t kMaxTensorMapBoxDim = 256;
+constexpr int64_t kTensorMapGlobalAlignment = 16;
+constexpr int64_t kMaxTensorMapStrideBytes = int64_t(1) << 40;
+constexpr int64_t kMaxTensorMapGlobalDim = int64_t(1) << 32;
+
+/// The largest N of one wgmma (the columns of its accumulator).
+constexpr int64_t kMaxWgmmaN = 256;
+
+/// A CTA's block: x and y of at most 1024 threads, z of at most 64, and
+/// kMaxThreadsPerCTA in all.
+constexpr int64_t kMaxBlockDims[3] = {1024, 1024, 64};
 
 /// NVVM address spaces (the NVPTX backend's numbering).
 constexpr unsigned kGlobalAddressSpace = 1;

@@ -69,18 +69,22 @@ FailureOr<std::string> assembleWithPtxas(StringRef ptx, StringRef chip,
                                          std::string *log = nullptr);
 
 /// Describes the kernels (llvm.func with `nvvm.kernel`) of `module` for a
-/// launcher:
+/// launcher, with the keys of tle/Support/KernelMetadataFormat.h:
 ///
 ///   {"chip": "sm_90a", "ptx_version": "8.0", "kernels": [
 ///     {"name": "k", "block": [128, 1, 1], "dynamic_shared_memory": 1024,
-///      "params": ["ptr", "i32"], "signature": ["memref<?xf32>", "i32"],
+///      "params": ["ptr", "ptr", "i64", "i64", "i64", "i32"],
+///      "args": [{"kind": "memref", "type": "memref<?xf32>",
+///                "element_type": "f32", "sizes": [-1],
+///                "layout": "identity"}, {"kind": "i32", "type": "i32"}],
 ///      "grid": "n / 128"}]}
 ///
 /// `block` comes from `nvvm.maxntid` (required), `dynamic_shared_memory`
 /// from TLEDialect::kSharedMemorySizeAttrName (0 when absent), `params` are the
-/// LLVM parameter types (every pointer is "ptr"), and `signature` and `grid`
-/// are copied from TLEDialect::kKernelSignatureAttrName and kGridAttrName when
-/// present.
+/// LLVM parameter types (every pointer is "ptr"), `args` describes each type
+/// of TLEDialect::kKernelSignatureAttrName and `grid` is copied from
+/// kGridAttrName, when present. A signature type that a launch cannot pass
+/// is an error at the kernel.
 FailureOr<llvm::json::Object>
 getKernelMetadata(ModuleOp module, StringRef chip = kDefaultChip,
                   StringRef ptxVersion = kDefaultPTXVersion);

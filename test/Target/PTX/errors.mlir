@@ -46,6 +46,24 @@ module {
 
 // -----
 
+// Every argument of the signature must be a type a launch can pass.
+module {
+  // expected-error @below {{kernel 'k1': argument 1 of 'tle.kernel_signature', 'memref<?xfloat>', is not a type: }}
+  llvm.func @k1() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128>, tle.kernel_signature = ["index", "memref<?xfloat>"]} {
+    llvm.return
+  }
+  // expected-error @below {{kernel 'k2': argument 0 has type 'i64', which a launch cannot pass; kernel arguments are memrefs, tensor maps, index, i32 or f32}}
+  llvm.func @k2() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128>, tle.kernel_signature = ["i64"]} {
+    llvm.return
+  }
+  // expected-error @below {{kernel 'k3': argument 0 has type 'memref<8xf32, affine_map<(d0) -> (d0 floordiv 2)>>', whose layout is not strided; a launch can only pass memrefs with the identity or a strided layout}}
+  llvm.func @k3() attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128>, tle.kernel_signature = ["memref<8xf32, affine_map<(d0) -> (d0 floordiv 2)>>"]} {
+    llvm.return
+  }
+}
+
+// -----
+
 // An instruction outside any function (MLIR's export would crash on it).
 module {
   // expected-error @below {{'nvvm.barrier0' cannot be translated at module level; a kernel module holds llvm.func, llvm.mlir.global and other LLVM module-level ops}}

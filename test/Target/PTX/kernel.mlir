@@ -24,6 +24,21 @@
 // META:        "chip": "sm_90a",
 // META-NEXT:   "kernels": [
 // META-NEXT:     {
+// META-NEXT:       "args": [
+// META-NEXT:         {
+// META-NEXT:           "element_type": "f32",
+// META-NEXT:           "kind": "memref",
+// META-NEXT:           "layout": "identity",
+// META-NEXT:           "sizes": [
+// META-NEXT:             -1
+// META-NEXT:           ],
+// META-NEXT:           "type": "memref<?xf32>"
+// META-NEXT:         },
+// META-NEXT:         {
+// META-NEXT:           "kind": "i32",
+// META-NEXT:           "type": "i32"
+// META-NEXT:         }
+// META-NEXT:       ],
 // META-NEXT:       "block": [
 // META-NEXT:         128,
 // META-NEXT:         1,
@@ -34,10 +49,6 @@
 // META-NEXT:       "name": "k",
 // META-NEXT:       "params": [
 // META-NEXT:         "ptr",
-// META-NEXT:         "i32"
-// META-NEXT:       ],
-// META-NEXT:       "signature": [
-// META-NEXT:         "memref<?xf32>",
 // META-NEXT:         "i32"
 // META-NEXT:       ]
 // META-NEXT:     }

@@ -23,6 +23,7 @@
 // CHECK-NEXT:      ]
 // CHECK-NEXT:    },
 // CHECK-NEXT:    {
+// CHECK-NEXT:      "args": [],
 // CHECK-NEXT:      "block": [
 // CHECK-NEXT:        32,
 // CHECK-NEXT:        4,
@@ -31,8 +32,7 @@
 // CHECK-NEXT:      "dynamic_shared_memory": 197632,
 // CHECK-NEXT:      "grid": "",
 // CHECK-NEXT:      "name": "second",
-// CHECK-NEXT:      "params": [],
-// CHECK-NEXT:      "signature": []
+// CHECK-NEXT:      "params": []
 // CHECK-NEXT:    },
 // CHECK-NEXT:    {
 // CHECK:           "name": "maps",

@@ -1,11 +1,14 @@
 //===- GemmProblemTest.cpp - The gemm problem without a GPU ---------------===//
 
-#include "GemmProblem.h"
+#include "KernelInfos.h"
+#include "tle/Problems/Gemm.h"
+#include "tle/Problems/Problem.h"
 
 #include "gtest/gtest.h"
 
 using namespace tle;
-using namespace tle::run;
+using namespace tle::problems;
+using runtime::testing::gemmKernel;
 
 namespace {
 
@@ -44,18 +47,8 @@ TEST(GemmProblem, BadShapes) {
   EXPECT_EQ(problem->describe(), "m=8192 n=8192 k=8192 bm=128 bn=256");
 }
 
-runtime::KernelInfo gemmKernel(const std::string &a = "128x64",
-                               const std::string &b = "64x64") {
-  runtime::KernelInfo kernel;
-  kernel.name = "gemm";
-  kernel.signature = {"!tle.tensor_map<" + a + "xbf16, swizzle = 128>",
-                      "!tle.tensor_map<" + b + "xbf16, swizzle = 128>",
-                      "memref<?x?xbf16>", "index"};
-  return kernel;
-}
-
 std::string kernelError(const runtime::KernelInfo &kernel,
-                        const problems::GemmConfig &config = {}) {
+                        const GemmConfig &config = {}) {
   runtime::Status status = checkGemmKernel(kernel, config);
   EXPECT_FALSE(status);
   return status.message;
@@ -63,20 +56,20 @@ std::string kernelError(const runtime::KernelInfo &kernel,
 
 TEST(GemmProblem, Kernel) {
   EXPECT_TRUE(checkGemmKernel(gemmKernel(), {}));
-  problems::GemmConfig config;
+  GemmConfig config;
   config.bm = 64;
   config.bn = 128;
-  EXPECT_TRUE(checkGemmKernel(gemmKernel("64x32", "32x64"), config));
+  EXPECT_TRUE(checkGemmKernel(gemmKernel({64, 32}, {32, 64}), config));
 }
 
 TEST(GemmProblem, KernelBoxes) {
-  EXPECT_EQ(kernelError(gemmKernel("64x64")),
+  EXPECT_EQ(kernelError(gemmKernel({64, 64})),
             "gemm: kernel 'gemm': A's box is 64x64 (rows x K step), so its "
             "rows must be bm = 128; this kernel is built for bm = 64");
-  EXPECT_EQ(kernelError(gemmKernel("128x64", "32x64")),
+  EXPECT_EQ(kernelError(gemmKernel({128, 64}, {32, 64})),
             "gemm: kernel 'gemm': B's box is 32x64 (K step x columns); its "
             "rows must be A's K step 64");
-  problems::GemmConfig config;
+  GemmConfig config;
   config.bn = 96;
   config.n = 96 * 64;
   EXPECT_EQ(kernelError(gemmKernel(), config),
@@ -84,36 +77,48 @@ TEST(GemmProblem, KernelBoxes) {
             "bn = 96");
   config = {};
   config.k = 64 * 3;
-  EXPECT_EQ(kernelError(gemmKernel("128x128", "128x64"), config),
+  EXPECT_EQ(kernelError(gemmKernel({128, 128}, {128, 64}), config),
             "gemm: kernel 'gemm': k = 192 must be a multiple of the kernel's "
             "K step 128");
 }
 
 TEST(GemmProblem, KernelArguments) {
   runtime::KernelInfo kernel = gemmKernel();
-  kernel.signature.pop_back();
+  kernel.args.pop_back();
   EXPECT_NE(kernelError(kernel).find("takes 3 arguments; GEMM passes 4"),
             std::string::npos);
   kernel = gemmKernel();
-  kernel.signature[0] = "memref<?x?xbf16>";
-  EXPECT_NE(kernelError(kernel).find("gemm: kernel 'gemm': argument 0 (A): "
-                                     "'memref<?x?xbf16>' is not a tensor map "
-                                     "type"),
-            std::string::npos);
-  kernel = gemmKernel();
-  kernel.signature[1] = "!tle.tensor_map<64x64xf16, swizzle = 128>";
+  kernel.args[0] = kernel.args[2];
   EXPECT_EQ(kernelError(kernel),
-            "gemm: kernel 'gemm': argument 1 (B) is "
-            "!tle.tensor_map<64x64xf16, swizzle = 128>; it must have a 2-d "
-            "box of bf16");
+            "gemm: kernel 'gemm': argument 0 (memref<?x?xbf16>) must be a "
+            "tensor map with a 2-d box of bf16 (A)");
   kernel = gemmKernel();
-  kernel.signature[2] = "memref<?x?xf32>";
-  EXPECT_EQ(kernelError(kernel), "gemm: kernel 'gemm': argument 2 (C) is "
-                                 "memref<?x?xf32>, expected memref<?x?xbf16>");
-  kernel = gemmKernel();
-  kernel.signature[3] = "i32";
+  kernel.args[1].elementType = "f16";
   EXPECT_EQ(kernelError(kernel),
-            "gemm: kernel 'gemm': argument 3 (K) is i32, expected index");
+            "gemm: kernel 'gemm': argument 1 (!tle.tensor_map<64x64xbf16, "
+            "swizzle = 128>) must be a tensor map with a 2-d box of bf16 (B)");
+}
+
+/// What tle-run checks before it opens a device: the rules above, then the
+/// runtime's check of C and K.
+TEST(GemmProblem, CheckKernelWithoutADevice) {
+  std::unique_ptr<Problem> problem = createProblem("gemm");
+  ASSERT_TRUE(problem->configure({{"m", "256"}, {"n", "512"}, {"k", "128"}}));
+  runtime::Status status = problem->checkKernel(gemmKernel());
+  EXPECT_TRUE(status) << status.message;
+  EXPECT_EQ(problem->checkKernel(gemmKernel({64, 64})).message,
+            "gemm: kernel 'gemm': A's box is 64x64 (rows x K step), so its "
+            "rows must be bm = 128; this kernel is built for bm = 64");
+  runtime::KernelInfo kernel = gemmKernel();
+  kernel.args[2].elementType = "f32";
+  EXPECT_EQ(problem->checkKernel(kernel).message,
+            "gemm: kernel 'gemm': argument 2 (memref<?x?xbf16>): the element "
+            "type is f32, the memref passed holds bf16");
+  kernel = gemmKernel();
+  kernel.args[3] =
+      runtime::testing::scalarArg(runtime::KernelArgInfo::Kind::I32);
+  EXPECT_EQ(problem->checkKernel(kernel).message,
+            "gemm: kernel 'gemm': argument 3 (i32) was passed an index");
 }
 
 } // namespace

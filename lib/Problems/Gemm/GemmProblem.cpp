@@ -1,61 +1,45 @@
-//===- GemmProblem.cpp - tle-run's GEMM problem ---------------------------===//
+//===- GemmProblem.cpp - The GEMM problem on the device -------------------===//
 //
-// The inputs, the reference and the comparison live in lib/Problems
-// (Gemm.h); this file checks the kernel's signature, moves the matrices to
-// and from the device and packs the arguments.
+// The inputs, the reference and the comparison are in Gemm.cpp; this file
+// checks the kernel's arguments, moves the matrices to and from the device
+// and packs the arguments.
 //
 //===----------------------------------------------------------------------===//
 
-#include "GemmProblem.h"
+#include "tle/Problems/Gemm.h"
+#include "tle/Problems/Problem.h"
+#include "tle/Support/Hopper.h"
+#include "tle/Support/Strings.h"
 
 #include <optional>
+#include <tuple>
 
 using namespace tle;
 using namespace tle::problems;
-using namespace tle::run;
+using runtime::KernelArgInfo;
 using runtime::Status;
-using runtime::TensorMapTypeInfo;
 
 /// Entries of C compared at random, besides the corners, a row and a column.
 static constexpr int64_t kSampledEntries = 4096;
 
 //===----------------------------------------------------------------------===//
-// The kernel's signature
+// The kernel's arguments
 //===----------------------------------------------------------------------===//
-
-static std::string describeBox(const TensorMapTypeInfo &map) {
-  std::string text;
-  for (int64_t dim : map.box)
-    text += (text.empty() ? "" : "x") + std::to_string(dim);
-  return text;
-}
-
-/// Signature entry `index`, a tensor map of a 2-d bf16 box.
-static Status getMatrixMap(const runtime::KernelInfo &kernel, size_t index,
-                           const std::string &where, TensorMapTypeInfo &map) {
-  const std::string &type = kernel.signature[index];
-  if (Status s = runtime::parseTensorMapType(type, map); !s)
-    return Status::error(where + ": " + s.message);
-  if (map.box.size() != 2 || map.elementType != "bf16")
-    return Status::error(where + " is " + type +
-                         "; it must have a 2-d box of bf16");
-  return Status::ok();
-}
 
 static std::string str(int64_t value) { return std::to_string(value); }
 
 /// A's box is the tile of A one CTA loads per K step, B's box one of the
 /// tiles of B that make up a K step of its bn columns.
-static Status checkBoxes(const TensorMapTypeInfo &a, const TensorMapTypeInfo &b,
+static Status checkBoxes(const KernelArgInfo &a, const KernelArgInfo &b,
                          const GemmConfig &config, const std::string &where) {
   int64_t bk = a.box[1];
   if (a.box[0] != config.bm)
     return Status::error(
-        where + ": A's box is " + describeBox(a) +
+        where + ": A's box is " + join(a.box, "x") +
         " (rows x K step), so its rows must be bm = " + str(config.bm) +
         "; this kernel is built for bm = " + str(a.box[0]));
   if (b.box[0] != bk)
-    return Status::error(where + ": B's box is " + describeBox(b) +
+    return Status::error(where + ": B's box is " + join(b.box, "x") +
                          " (K step x columns); its rows must be A's K step " +
                          str(bk));
   if (config.bn % b.box[1])
@@ -68,29 +52,27 @@ static Status checkBoxes(const TensorMapTypeInfo &a, const TensorMapTypeInfo &b,
   return Status::ok();
 }
 
-Status run::checkGemmKernel(const runtime::KernelInfo &kernel,
-                            const GemmConfig &config) {
+/// Whether argument `index` is a tensor map of a 2-d bf16 box.
+static bool isMatrixMap(const KernelArgInfo &arg) {
+  return arg.kind == KernelArgInfo::Kind::TensorMap && arg.box.size() == 2 &&
+         arg.elementType == "bf16";
+}
+
+Status problems::checkGemmKernel(const runtime::KernelInfo &kernel,
+                                 const GemmConfig &config) {
   std::string where = "gemm: kernel '" + kernel.name + "'";
-  const std::vector<std::string> &signature = kernel.signature;
-  if (signature.size() != 4)
+  const std::vector<KernelArgInfo> &args = kernel.args;
+  if (args.size() != 4)
     return Status::error(
-        where + " takes " + str(signature.size()) +
+        where + " takes " + str(args.size()) +
         " arguments; GEMM passes 4: a tensor map over A, one over B, C as "
-        "memref<?x?xbf16> and K as index (the metadata's signature)");
-  TensorMapTypeInfo a, b;
-  if (Status s = getMatrixMap(kernel, 0, where + ": argument 0 (A)", a); !s)
-    return s;
-  if (Status s = getMatrixMap(kernel, 1, where + ": argument 1 (B)", b); !s)
-    return s;
-  runtime::MemRefTypeInfo c;
-  if (!runtime::parseMemRefType(signature[2], c) || c.shape.size() != 2 ||
-      c.elementType != "bf16")
-    return Status::error(where + ": argument 2 (C) is " + signature[2] +
-                         ", expected memref<?x?xbf16>");
-  if (signature[3] != "index")
-    return Status::error(where + ": argument 3 (K) is " + signature[3] +
-                         ", expected index");
-  return checkBoxes(a, b, config, where);
+        "memref<?x?xbf16> and K as index (the metadata's args)");
+  for (size_t i : {0, 1})
+    if (!isMatrixMap(args[i]))
+      return Status::error(where + ": " + args[i].describe(i) +
+                           " must be a tensor map with a 2-d box of bf16 (" +
+                           (i ? "B" : "A") + ")");
+  return checkBoxes(args[0], args[1], config, where);
 }
 
 //===----------------------------------------------------------------------===//
@@ -100,6 +82,7 @@ Status run::checkGemmKernel(const runtime::KernelInfo &kernel,
 namespace {
 class GemmProblem : public Problem {
 public:
+  GemmProblem() : Problem("gemm") {}
   Status configure(const Shape &shape) override;
   std::string describe() const override;
   Status prepare(runtime::Device &device, uint64_t seed,
@@ -109,6 +92,13 @@ public:
   Status check(runtime::Device &device, CheckResult &result) override;
   double bytesMoved() const override;
   double flops() const override;
+
+protected:
+  Status checkKernelRules(const runtime::KernelInfo &kernel) const override {
+    return checkGemmKernel(kernel, config);
+  }
+  void packArguments(const runtime::KernelInfo &kernel,
+                     runtime::KernelArgs &args) const override;
 
 private:
   GemmConfig config;
@@ -123,17 +113,19 @@ private:
 
 Status GemmProblem::configure(const Shape &shape) {
   GemmConfig updated;
-  if (Status s = checkShapeKeys(shape, {"m", "n", "k", "bm", "bn"}, "gemm"); !s)
+  if (Status s = checkShapeKeys(shape, {"m", "n", "k", "bm", "bn"}, name()); !s)
     return s;
   for (auto [key, value] :
        {std::pair{"m", &updated.m}, std::pair{"n", &updated.n},
         std::pair{"k", &updated.k}})
     if (Status s = getShapeInt(shape, key, 1, 65536, *value); !s)
       return s;
-  // A CTA's tile is at most 256 rows and columns: TMA boxes, wgmma's N.
-  for (auto [key, value] :
-       {std::pair{"bm", &updated.bm}, std::pair{"bn", &updated.bn}})
-    if (Status s = getShapeInt(shape, key, 1, 256, *value); !s)
+  // A CTA's tile of C: its rows are the rows of A's TMA box, its columns
+  // wgmma's N.
+  for (auto [key, value, max] :
+       {std::tuple{"bm", &updated.bm, hopper::kMaxTensorMapBoxDim},
+        std::tuple{"bn", &updated.bn, hopper::kMaxWgmmaN}})
+    if (Status s = getShapeInt(shape, key, 1, max, *value); !s)
       return s;
   std::string error = validateGemmConfig(updated);
   if (!error.empty())
@@ -147,12 +139,17 @@ std::string GemmProblem::describe() const {
          " bm=" + str(config.bm) + " bn=" + str(config.bn);
 }
 
+void GemmProblem::packArguments(const runtime::KernelInfo &,
+                                runtime::KernelArgs &args) const {
+  args.addTensorMap(a.address(), "bf16", {config.m, config.k});
+  args.addTensorMap(b.address(), "bf16", {config.k, config.n});
+  args.addMemRef(c.address(), "bf16", {config.m, config.n});
+  args.addIndex(config.k);
+}
+
 Status GemmProblem::prepare(runtime::Device &device, uint64_t seed,
                             const runtime::KernelInfo &kernel,
                             runtime::KernelArgs &args, unsigned grid[3]) {
-  // Before generating: a wrong kernel should not cost seconds of CPU time.
-  if (Status s = checkGemmKernel(kernel, config); !s)
-    return s;
   this->seed = seed;
   inputs = generateGemmInputs(config, seed);
   entries.clear();
@@ -165,10 +162,7 @@ Status GemmProblem::prepare(runtime::Device &device, uint64_t seed,
   if (!s)
     return s;
   args.clear();
-  args.addTensorMap(a.address(), {config.m, config.k});
-  args.addTensorMap(b.address(), {config.k, config.n});
-  args.addMemRef(c.address(), {config.m, config.n});
-  args.addIndex(config.k);
+  packArguments(kernel, args);
   grid[0] = static_cast<unsigned>(config.n / config.bn);
   grid[1] = static_cast<unsigned>(config.m / config.bm);
   grid[2] = 1;
@@ -216,6 +210,6 @@ double GemmProblem::flops() const {
   return 2.0 * double(config.m) * config.n * config.k;
 }
 
-std::unique_ptr<Problem> run::createGemmProblem() {
+std::unique_ptr<Problem> problems::createGemmProblem() {
   return std::make_unique<GemmProblem>();
 }

@@ -1,20 +1,16 @@
-//===- SparseMLAProblem.cpp - tle-run's SparseMLA problem -----------------===//
+//===- SparseMLAProblem.cpp - The SparseMLA problem on the device ---------===//
 //
-// The inputs, the reference and the comparison live in lib/Problems; this
-// file moves them to and from the device and checks that the kernel takes
-// the arguments SparseMLAProblem.h describes.
+// The inputs, the reference and the comparison are in this folder's other
+// files; this one reads the shape keys, moves the tensors to and from the
+// device and packs the arguments that SparseMLA.h describes.
 //
 //===----------------------------------------------------------------------===//
 
-#include "SparseMLAProblem.h"
-
+#include "tle/Problems/Problem.h"
 #include "tle/Problems/SparseMLA.h"
+#include "tle/Support/Strings.h"
 
-#include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -22,7 +18,6 @@
 
 using namespace tle;
 using namespace tle::problems;
-using namespace tle::run;
 using runtime::DeviceBuffer;
 using runtime::Status;
 
@@ -48,25 +43,6 @@ struct Settings {
 
 using Setter = std::function<bool(const std::string &, Settings &)>;
 } // namespace
-
-static bool parseInteger(const std::string &text, int64_t &value) {
-  char *end = nullptr;
-  errno = 0;
-  long long parsed = std::strtoll(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || errno != 0)
-    return false;
-  value = parsed;
-  return true;
-}
-
-static bool parseReal(const std::string &text, double &value) {
-  char *end = nullptr;
-  double parsed = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(parsed))
-    return false;
-  value = parsed;
-  return true;
-}
 
 static Setter setInteger(int64_t SparseMLAConfig::*member) {
   return [member](const std::string &text, Settings &settings) {
@@ -133,11 +109,11 @@ static Status applyShape(const Shape &shape, Settings &settings) {
   for (const auto &[key, value] : shape) {
     auto setter = setters.find(key);
     if (setter == setters.end()) {
-      std::string known;
+      std::vector<std::string> known;
       for (const auto &entry : setters)
-        known += (known.empty() ? "" : ", ") + entry.first;
+        known.push_back(entry.first);
       return Status::error("sparse_mla: unknown shape key '" + key +
-                           "' (known: " + known + ")");
+                           "' (known: " + join(known) + ")");
     }
     if (!setter->second(value, settings))
       return Status::error("sparse_mla: bad value '" + value + "' for '" + key +
@@ -154,199 +130,52 @@ static Status applyShape(const Shape &shape, Settings &settings) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// One kernel argument: the type it must have and what is passed for it.
-struct Argument {
-  const char *name;
-  /// "bf16", "i32" or "f32"; for the scalar, its type.
-  const char *elementType;
-  /// Empty for the scalar.
-  std::vector<int64_t> sizes;
-  std::vector<int64_t> strides;
-  const DeviceBuffer *buffer = nullptr;
-  float scalar = 0;
-
-  bool isMemRef() const { return !sizes.empty(); }
-};
-
-/// A memref type as printed by MLIR, split into its parts.
-struct MemRefText {
-  std::vector<std::string> sizes;
-  std::string elementType;
-  /// "" for the identity layout.
-  std::string layout;
-};
-
 /// Device memory for the inputs and outputs.
 struct Buffers {
   DeviceBuffer q, kv, indices, out, maxLogits, lse, attnSink, topkLength;
 };
 } // namespace
 
-static std::vector<int64_t> getDenseStrides(const std::vector<int64_t> &sizes) {
-  std::vector<int64_t> strides(sizes.size(), 1);
-  for (size_t i = sizes.size(); i > 1; --i)
-    strides[i - 2] = strides[i - 1] * sizes[i - 1];
-  return strides;
-}
-
-static Argument makeMemRef(const char *name, const char *elementType,
-                           std::vector<int64_t> sizes,
-                           const DeviceBuffer &buffer) {
-  std::vector<int64_t> strides = getDenseStrides(sizes);
-  return {name, elementType, std::move(sizes), std::move(strides), &buffer};
-}
-
-/// The arguments in the kernel's order; the last two only for a kernel that
-/// takes them.
-static std::vector<Argument> getArguments(const SparseMLAConfig &config,
-                                          const Buffers &buffers,
-                                          bool withOptional) {
+/// The arguments in the kernel's order (SparseMLA.h); attn_sink and
+/// topk_length only for a kernel that takes them. q alone may be strided.
+static void packArguments(const SparseMLAConfig &config, const Buffers &buffers,
+                          bool withOptional, runtime::KernelArgs &args) {
   int64_t b = config.b, sq = config.sq, h = config.h;
   std::array<int64_t, 4> qStrides = getSparseMLAQStrides(config);
-  std::vector<Argument> arguments = {
-      {"q",
-       "bf16",
-       {b, sq, h, config.dqk},
-       std::vector<int64_t>(qStrides.begin(), qStrides.end()),
-       &buffers.q},
-      makeMemRef("kv", "bf16", {b, config.skv, config.hkv, config.dqk},
-                 buffers.kv),
-      makeMemRef("indices", "i32", {b, sq, config.hkv, config.topk},
-                 buffers.indices),
-      makeMemRef("out", "bf16", {b, sq, h, config.dv}, buffers.out),
-      makeMemRef("max_logits", "f32", {b, sq, h}, buffers.maxLogits),
-      makeMemRef("lse", "f32", {b, sq, h}, buffers.lse),
-      {"sm_scale", "f32", {}, {}, nullptr, config.smScale},
-  };
-  if (withOptional) {
-    arguments.push_back(makeMemRef("attn_sink", "f32", {h}, buffers.attnSink));
-    arguments.push_back(
-        makeMemRef("topk_length", "i32", {config.rows()}, buffers.topkLength));
-  }
-  return arguments;
+  args.addMemRef(buffers.q.address(), "bf16", {b, sq, h, config.dqk},
+                 {qStrides.begin(), qStrides.end()});
+  args.addMemRef(buffers.kv.address(), "bf16",
+                 {b, config.skv, config.hkv, config.dqk});
+  args.addMemRef(buffers.indices.address(), "i32",
+                 {b, sq, config.hkv, config.topk});
+  args.addMemRef(buffers.out.address(), "bf16", {b, sq, h, config.dv});
+  args.addMemRef(buffers.maxLogits.address(), "f32", {b, sq, h});
+  args.addMemRef(buffers.lse.address(), "f32", {b, sq, h});
+  args.addF32(config.smScale);
+  if (!withOptional)
+    return;
+  args.addMemRef(buffers.attnSink.address(), "f32", {h});
+  args.addMemRef(buffers.topkLength.address(), "i32", {config.rows()});
 }
 
-static std::vector<std::string> split(const std::string &text, char separator) {
-  std::vector<std::string> parts;
-  std::istringstream stream(text);
-  for (std::string part; std::getline(stream, part, separator);)
-    parts.push_back(part);
-  return parts;
-}
-
-/// Splits "memref<?x576xbf16, strided<[?, 1]>>"; nullopt if it is no memref.
-static std::optional<MemRefText> parseMemRef(std::string type) {
-  type.erase(std::remove(type.begin(), type.end(), ' '), type.end());
-  const std::string prefix = "memref<";
-  if (type.compare(0, prefix.size(), prefix) != 0 || type.back() != '>')
-    return std::nullopt;
-  std::string body =
-      type.substr(prefix.size(), type.size() - prefix.size() - 1);
-  size_t comma = body.find(',');
-  MemRefText memref;
-  memref.sizes = split(body.substr(0, comma), 'x');
-  if (memref.sizes.empty())
-    return std::nullopt;
-  memref.elementType = memref.sizes.back();
-  memref.sizes.pop_back();
-  if (comma != std::string::npos)
-    memref.layout = body.substr(comma + 1);
-  return memref;
-}
-
-/// Whether each of `texts` is '?' or the matching entry of `values`.
-static bool matches(const std::vector<std::string> &texts,
-                    const std::vector<int64_t> &values) {
-  if (texts.size() != values.size())
-    return false;
-  for (size_t i = 0; i < texts.size(); ++i)
-    if (texts[i] != "?" && texts[i] != std::to_string(values[i]))
-      return false;
-  return true;
-}
-
-/// Whether a memref with `layout` (what follows the element type: a strided
-/// layout, a memory space, both or neither) reads the strides passed.
-static bool matchesLayout(const std::string &layout,
-                          const std::vector<int64_t> &strides,
-                          const std::vector<int64_t> &sizes) {
-  const std::string strided = "strided<[";
-  size_t close = layout.find(']');
-  if (layout.compare(0, strided.size(), strided) == 0 &&
-      close != std::string::npos)
-    return matches(
-        split(layout.substr(strided.size(), close - strided.size()), ','),
-        strides);
-  // Any other layout is an affine map, which this check does not read.
-  if (layout.compare(0, 10, "affine_map") == 0)
-    return false;
-  return strides == getDenseStrides(sizes);
-}
-
-static std::string joinSizes(const std::vector<int64_t> &values,
-                             const char *separator) {
-  std::string text;
-  for (size_t i = 0; i < values.size(); ++i)
-    text += (i ? separator : "") + std::to_string(values[i]);
-  return text;
-}
-
-/// The type the argument must have, with every size known.
-static std::string describeType(const Argument &argument) {
-  if (!argument.isMemRef())
-    return argument.elementType;
-  std::string type =
-      "memref<" + joinSizes(argument.sizes, "x") + "x" + argument.elementType;
-  if (argument.strides != getDenseStrides(argument.sizes))
-    type += ", strided<[" + joinSizes(argument.strides, ", ") + "]>";
-  return type + ">";
-}
-
-static bool matchesType(const Argument &argument, const std::string &type) {
-  if (!argument.isMemRef())
-    return type == argument.elementType;
-  std::optional<MemRefText> memref = parseMemRef(type);
-  return memref && memref->elementType == argument.elementType &&
-         matches(memref->sizes, argument.sizes) &&
-         matchesLayout(memref->layout, argument.strides, argument.sizes);
-}
-
-static Status checkSignature(const SparseMLAConfig &config,
-                             const runtime::KernelInfo &kernel,
-                             const std::vector<Argument> &arguments) {
-  const std::vector<std::string> &signature = kernel.signature;
+/// The number of arguments tells whether the kernel takes the optional
+/// ones; the runtime checks each (Problem::checkKernel).
+static Status checkArgumentCount(const SparseMLAConfig &config,
+                                 const runtime::KernelInfo &kernel) {
+  size_t count = kernel.args.size();
   std::string where = "sparse_mla: kernel '" + kernel.name + "'";
-  if (signature.empty())
-    return Status::error(where + " has no signature in its metadata, so "
-                                 "its arguments cannot be checked");
-  if (signature.size() != kBaseArguments &&
-      signature.size() != kOptionalArguments)
+  if (count == 0)
+    return Status::error(where + " has no arguments in its metadata, so "
+                                 "they cannot be checked");
+  if (count != kBaseArguments && count != kOptionalArguments)
     return Status::error(
-        where + " takes " + std::to_string(signature.size()) +
+        where + " takes " + std::to_string(count) +
         " arguments; SparseMLA passes (q, kv, indices, out, max_logits, lse, "
         "sm_scale) and optionally (attn_sink, topk_length)");
-  if (signature.size() == kBaseArguments &&
-      (config.attnSink || config.topkLength))
+  if (count == kBaseArguments && (config.attnSink || config.topkLength))
     return Status::error(where + " takes no attn_sink and topk_length, but "
                                  "the shape asks for sink=1 or topk_length=1");
-  for (size_t i = 0; i < signature.size(); ++i)
-    if (!matchesType(arguments[i], signature[i]))
-      return Status::error(where + ": argument " + std::to_string(i) + " (" +
-                           arguments[i].name + ") is " + signature[i] +
-                           ", expected " + describeType(arguments[i]) +
-                           " ('?' may stand for any size or stride)");
   return Status::ok();
-}
-
-static void packArguments(const std::vector<Argument> &arguments,
-                          runtime::KernelArgs &args) {
-  for (const Argument &argument : arguments) {
-    if (argument.isMemRef())
-      args.addMemRef(argument.buffer->address(), argument.sizes,
-                     argument.strides);
-    else
-      args.addF32(argument.scalar);
-  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -447,6 +276,7 @@ static void addMetrics(const SparseMLATensorReport &tensor,
 namespace {
 class SparseMLAProblem : public Problem {
 public:
+  SparseMLAProblem() : Problem("sparse_mla") {}
   Status configure(const Shape &shape) override;
   std::string describe() const override;
   Status prepare(runtime::Device &device, uint64_t seed,
@@ -458,6 +288,16 @@ public:
   double bytesMoved() const override { return minimumBytes; }
   double flops() const override {
     return double(getSparseMLAFlops(settings.config));
+  }
+
+protected:
+  Status checkKernelRules(const runtime::KernelInfo &kernel) const override {
+    return checkArgumentCount(settings.config, kernel);
+  }
+  void packArguments(const runtime::KernelInfo &kernel,
+                     runtime::KernelArgs &args) const override {
+    ::packArguments(settings.config, buffers,
+                    kernel.args.size() == kOptionalArguments, args);
   }
 
 private:
@@ -498,12 +338,7 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
                                  const runtime::KernelInfo &kernel,
                                  runtime::KernelArgs &args, unsigned grid[3]) {
   const SparseMLAConfig &config = settings.config;
-  bool withOptional = kernel.signature.size() == kOptionalArguments;
-  std::vector<Argument> arguments = getArguments(config, buffers, withOptional);
-  // Before generating: a wrong kernel should not cost seconds of CPU time.
-  if (Status status = checkSignature(config, kernel, arguments); !status)
-    return status;
-
+  bool withOptional = kernel.args.size() == kOptionalArguments;
   inputs = generateSparseMLAInputs(config, seed);
   reference.reset();
   minimumBytes = getSparseMLAMinimumBytes(*inputs);
@@ -514,7 +349,8 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
   if (!status)
     return status;
 
-  packArguments(arguments, args);
+  args.clear();
+  packArguments(kernel, args);
   grid[0] = unsigned(config.sq);
   grid[1] = unsigned(config.h / kHeadsPerCTA);
   grid[2] = unsigned(config.b);
@@ -556,6 +392,6 @@ Status SparseMLAProblem::check(runtime::Device &device, CheckResult &result) {
   return Status::ok();
 }
 
-std::unique_ptr<Problem> tle::run::createSparseMLAProblem() {
+std::unique_ptr<Problem> problems::createSparseMLAProblem() {
   return std::make_unique<SparseMLAProblem>();
 }

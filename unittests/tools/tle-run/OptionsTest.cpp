@@ -1,4 +1,4 @@
-//===- OptionsTest.cpp - tle-run's command line and shapes ----------------===//
+//===- OptionsTest.cpp - tle-run's command line and --shape ---------------===//
 
 #include "Options.h"
 
@@ -46,21 +46,6 @@ TEST(Shape, Errors) {
   Shape twice;
   EXPECT_EQ(parseShape("n=1,n=2", twice).message,
             "--shape: 'n' is given twice");
-}
-
-TEST(Shape, Ints) {
-  Shape shape{{"n", "12"}, {"bad", "1x"}, {"neg", "-1"}};
-  int64_t value = 7;
-  ASSERT_TRUE(getShapeInt(shape, "n", 1, 100, value));
-  EXPECT_EQ(value, 12);
-  ASSERT_TRUE(getShapeInt(shape, "absent", 1, 100, value));
-  EXPECT_EQ(value, 12);
-  EXPECT_EQ(getShapeInt(shape, "bad", 1, 100, value).message,
-            "shape key 'bad' must be an integer from 1 to 100, not '1x'");
-  EXPECT_FALSE(getShapeInt(shape, "neg", 0, 100, value));
-  EXPECT_FALSE(getShapeInt(shape, "n", 13, 100, value));
-  EXPECT_EQ(checkShapeKeys(shape, {"n"}, "p").message,
-            "problem 'p' has no shape key 'bad' (it has n)");
 }
 
 TEST(Options, Defaults) {
@@ -143,14 +128,6 @@ TEST(Options, UsageErrors) {
             "--device needs a non-negative integer, not 'x'");
   EXPECT_EQ(parseError({"k.ptx", "--problem="}),
             "--problem needs a non-empty value");
-}
-
-TEST(Problems, Registry) {
-  std::vector<std::string> names = getProblemNames();
-  ASSERT_FALSE(names.empty());
-  EXPECT_EQ(names[0], "pipes");
-  EXPECT_TRUE(createProblem("pipes"));
-  EXPECT_FALSE(createProblem("nope"));
 }
 
 } // namespace

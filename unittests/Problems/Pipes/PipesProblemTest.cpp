@@ -1,10 +1,12 @@
 //===- PipesProblemTest.cpp - The pipes problem without a GPU -------------===//
 
-#include "Problem.h"
+#include "KernelInfos.h"
+#include "tle/Problems/Problem.h"
 
 #include "gtest/gtest.h"
 
-using namespace tle::run;
+using namespace tle::problems;
+using tle::runtime::testing::pipesKernel;
 
 namespace {
 
@@ -31,6 +33,25 @@ TEST(PipesProblem, BadShapes) {
   EXPECT_FALSE(problem->configure({{"n", "0"}}));
   EXPECT_FALSE(problem->configure({{"ctas", "-2"}}));
   EXPECT_FALSE(problem->configure({{"ctas", "100000"}, {"n", "100000"}}));
+}
+
+/// Before a device gives the default ctas, the rows are 0: the kernel's
+/// rows are dynamic, so the check holds for any count.
+TEST(PipesProblem, CheckKernelWithoutADevice) {
+  std::unique_ptr<Problem> problem = createProblem("pipes");
+  ASSERT_TRUE(problem->configure({}));
+  tle::runtime::Status status = problem->checkKernel(pipesKernel());
+  EXPECT_TRUE(status) << status.message;
+  tle::runtime::KernelInfo kernel = pipesKernel();
+  kernel.args[1].sizes[1] = 128;
+  EXPECT_EQ(problem->checkKernel(kernel).message,
+            "pipes: kernel 'pipes': argument 1 (memref<?x256xf32>): dimension "
+            "1 is 128, the memref passed has size 256");
+  kernel = pipesKernel();
+  kernel.args.pop_back();
+  EXPECT_EQ(problem->checkKernel(kernel).message,
+            "pipes: kernel 'pipes' takes 2 arguments (memref<?x256xf32>, "
+            "memref<?x256xf32>), 3 were passed");
 }
 
 } // namespace

@@ -13,14 +13,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Problem.h"
+#include "tle/Problems/Problem.h"
 
 #include <cstdio>
 #include <cstring>
 #include <random>
 
 using namespace tle;
-using namespace tle::run;
+using namespace tle::problems;
 using runtime::Status;
 
 namespace {
@@ -29,6 +29,7 @@ public:
   static constexpr int64_t columns = 256;
   static constexpr int64_t half = 128;
 
+  PipesProblem() : Problem("pipes") {}
   Status configure(const Shape &shape) override;
   std::string describe() const override;
   Status prepare(runtime::Device &device, uint64_t seed,
@@ -38,6 +39,10 @@ public:
   Status check(runtime::Device &device, CheckResult &result) override;
   double bytesMoved() const override;
   double flops() const override { return 0; }
+
+protected:
+  void packArguments(const runtime::KernelInfo &kernel,
+                     runtime::KernelArgs &args) const override;
 
 private:
   int64_t rows() const { return ctas * n; }
@@ -58,7 +63,7 @@ private:
 static constexpr int64_t maxRows = int64_t(1) << 22;
 
 Status PipesProblem::configure(const Shape &shape) {
-  if (Status s = checkShapeKeys(shape, {"ctas", "n"}, "pipes"); !s)
+  if (Status s = checkShapeKeys(shape, {"ctas", "n"}, name()); !s)
     return s;
   if (Status s = getShapeInt(shape, "ctas", 1, 1 << 20, ctas); !s)
     return s;
@@ -86,6 +91,15 @@ static std::vector<float> makeInput(int64_t elements, uint64_t seed) {
   return values;
 }
 
+/// `in` and `out` of ctas * n rows (0 before the device gives the default
+/// ctas: the rows are a dynamic size), and n.
+void PipesProblem::packArguments(const runtime::KernelInfo &,
+                                 runtime::KernelArgs &args) const {
+  args.addMemRef(in.address(), "f32", {rows(), columns});
+  args.addMemRef(out.address(), "f32", {rows(), columns});
+  args.addIndex(n);
+}
+
 Status PipesProblem::prepare(runtime::Device &device, uint64_t seed,
                              const runtime::KernelInfo &kernel,
                              runtime::KernelArgs &args, unsigned grid[3]) {
@@ -106,9 +120,7 @@ Status PipesProblem::prepare(runtime::Device &device, uint64_t seed,
   if (!s)
     return s;
   args.clear();
-  args.addMemRef(in.address(), {rows(), columns});
-  args.addMemRef(out.address(), {rows(), columns});
-  args.addIndex(n);
+  packArguments(kernel, args);
   grid[0] = static_cast<unsigned>(ctas);
   grid[1] = grid[2] = 1;
   return args.check(kernel);
@@ -161,6 +173,6 @@ double PipesProblem::bytesMoved() const {
   return 2.0 * static_cast<double>(rows()) * columns * sizeof(float);
 }
 
-std::unique_ptr<Problem> run::createPipesProblem() {
+std::unique_ptr<Problem> problems::createPipesProblem() {
   return std::make_unique<PipesProblem>();
 }

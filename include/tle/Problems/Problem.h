@@ -1,14 +1,19 @@
-//===- Problem.h - A named problem tle-run can set up and check -*- C++ -*-===//
+//===- Problem.h - A named problem a kernel is run and checked on -*- C++ -*-=//
 //
 // A problem owns the inputs and outputs of one kernel invocation: it builds
 // them from a seed, packs the kernel's arguments and grid, poisons the
 // outputs before a checked run, and compares them with a reference it
-// computes independently of the kernel (on the CPU).
+// computes independently of the kernel (on the CPU). Everything about one
+// problem lives in its folder of lib/Problems (Pipes/, Gemm/, SparseMLA/):
+// inputs, reference, comparison and this device binding.
+//
+// Plain C++17 over the runtime, without LLVM: tle-run links this on GPU
+// machines that have the CUDA driver and nothing else.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_TOOLS_TLE_RUN_PROBLEM_H
-#define TLE_TOOLS_TLE_RUN_PROBLEM_H
+#ifndef TLE_PROBLEMS_PROBLEM_H
+#define TLE_PROBLEMS_PROBLEM_H
 
 #include "tle/Runtime/Runtime.h"
 
@@ -17,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace tle::run {
+namespace tle::problems {
 
 /// `--shape k=v,...` as written; each problem parses and validates it.
 using Shape = std::map<std::string, std::string>;
@@ -32,15 +37,25 @@ struct CheckResult {
 
 class Problem {
 public:
+  explicit Problem(std::string name) : problemName(std::move(name)) {}
   virtual ~Problem() = default;
+
+  /// The name it is registered as, the prefix of its messages.
+  const std::string &name() const { return problemName; }
 
   /// Applies `shape` over the defaults; rejects unknown keys and bad values.
   virtual runtime::Status configure(const Shape &shape) = 0;
   /// The configured shape, e.g. "ctas=132 n=64".
   virtual std::string describe() const = 0;
 
-  /// Creates inputs from `seed` and outputs on `device`, checks that
-  /// `kernel` takes the arguments this problem passes, and packs them.
+  /// Whether `kernel` takes the arguments this problem passes: the
+  /// problem's own rules, then the runtime's check of the arguments packed
+  /// before any buffer exists (at address 0). Needs no device, so that a
+  /// wrong kernel is reported before one is opened (or inputs generated).
+  runtime::Status checkKernel(const runtime::KernelInfo &kernel) const;
+
+  /// Creates inputs from `seed` and outputs on `device` and packs the
+  /// arguments of `kernel`, which checkKernel accepted, and the grid.
   virtual runtime::Status prepare(runtime::Device &device, uint64_t seed,
                                   const runtime::KernelInfo &kernel,
                                   runtime::KernelArgs &args,
@@ -55,10 +70,23 @@ public:
   /// FLOPs it performs by the problem's formula (0 where meaningless).
   virtual double bytesMoved() const = 0;
   virtual double flops() const = 0;
+
+protected:
+  /// The problem's rules beyond the runtime's check of the arguments (the
+  /// argument count, boxes that must fit the shape); none by default.
+  virtual runtime::Status
+  checkKernelRules(const runtime::KernelInfo &kernel) const;
+  /// Appends the arguments for `kernel` at the problem's buffers (address
+  /// 0 before prepare allocates them).
+  virtual void packArguments(const runtime::KernelInfo &kernel,
+                             runtime::KernelArgs &args) const = 0;
+
+private:
+  std::string problemName;
 };
 
-/// One factory per problem, each defined in the problem's file and listed
-/// in Problems.cpp.
+/// One factory per problem, each defined in its folder and listed in
+/// Problem.cpp.
 std::unique_ptr<Problem> createPipesProblem();
 std::unique_ptr<Problem> createSparseMLAProblem();
 std::unique_ptr<Problem> createGemmProblem();
@@ -88,6 +116,6 @@ runtime::Status upload(runtime::Device &device, const std::vector<T> &host,
   return device.upload(buffer, host.data(), bytes);
 }
 
-} // namespace tle::run
+} // namespace tle::problems
 
-#endif // TLE_TOOLS_TLE_RUN_PROBLEM_H
+#endif // TLE_PROBLEMS_PROBLEM_H

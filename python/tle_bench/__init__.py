@@ -1,0 +1,62 @@
+"""The one benchmark harness: every implementation, ours and the peers', is
+timed by the same functions, in the same process, in interleaved rounds.
+
+Two methods, each applied alike to everything compared:
+
+- `do_bench_ms`: triton.testing.do_bench's median (it clears L2 before each
+  call and sizes the loop by time);
+- `events_ms`: launches back to back on PyTorch's current stream, a pair of
+  CUDA events around each, one synchronization at the end; the median of
+  the per-launch times (as tle_rt_time and `tle-run --bench` measure).
+
+Both keep the GPU busy from one launch to the next, as a real workload
+does: a timer that waits for each launch before the next lets the GPU cool
+and boost between launches and flatters whoever it times. Our kernels go
+through `Kernel.launch_async`, which enqueues on the current stream like a
+Triton or PyTorch kernel. `interleaved` alternates the implementations
+round by round, so that a drift of the card's clock over the run falls on
+all of them.
+
+torch and triton are imported when a timer runs, so that the harness's
+bookkeeping can be tested without them.
+"""
+
+import statistics
+
+
+def do_bench_ms(fn, warmup_ms, rep_ms):
+    """triton.testing.do_bench's median of `fn`, in milliseconds."""
+    import triton.testing
+    try:
+        return float(triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms,
+                                             return_mode="median"))
+    except TypeError:  # older Triton: no return_mode
+        return float(triton.testing.do_bench(fn, warmup=warmup_ms, rep=rep_ms,
+                                             quantiles=[0.5]))
+
+
+def events_ms(fn, warmup, reps):
+    """Median of `reps` calls of `fn`, enqueued back to back on the current
+    stream after `warmup` untimed ones, each between two CUDA events, with
+    a single synchronization at the end; in milliseconds."""
+    import torch
+    for _ in range(warmup):
+        fn()
+    pairs = [(torch.cuda.Event(enable_timing=True),
+              torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for start, end in pairs:
+        start.record()
+        fn()
+        end.record()
+    torch.cuda.synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in pairs)
+
+
+def interleaved(functions, measure, rounds):
+    """{name: [time of each round]} for the callables `functions` ({name:
+    fn}), each round measuring every one with `measure(fn)` in turn."""
+    times = {name: [] for name in functions}
+    for _ in range(rounds):
+        for name, fn in functions.items():
+            times[name].append(measure(fn))
+    return times

@@ -141,23 +141,41 @@ def test_the_kernel_must_take_the_sparse_mla_arguments():
         tle_kernel.SparseMLA(kernel)
 
 
+def _options(tle_kernel_specs=None, flashmla_peer=None):
+    return type("Options", (), {"tle_kernel": tle_kernel_specs,
+                                "flashmla_peer": flashmla_peer})()
+
+
 def test_implementations_selected():
-    assert bench.select_implementations(None, None, environ={}) == (
-        ["triton_naive"], "note: 'tle' left out: no kernel (--tle-kernel or "
-                          "$TLE_SPARSE_MLA_KERNEL)")
-    assert bench.select_implementations(None, "k.ptx", environ={})[0] == ["triton_naive",
-                                                                          "tle"]
-    assert bench.select_implementations(None, None, {tle_kernel.ENV: "k.ptx"})[0][-1] == "tle"
-    assert bench.select_implementations("tle", None, environ={}) == (["tle"], None)
+    loaders, notes = bench.select_implementations(None, _options(), environ={})
+    assert list(loaders) == ["triton_naive"]
+    assert notes == ["note: no compiled kernel (--tle-kernel or $TLE_SPARSE_MLA_KERNEL)",
+                     "note: 'flashmla' left out: no peer (--flashmla-peer or "
+                     "$TLE_FLASHMLA_PEER)"]
+    loaders, _ = bench.select_implementations(None, _options(["k.ptx"]), environ={})
+    assert list(loaders) == ["triton_naive", "tle"]
+    loaders, _ = bench.select_implementations(
+        None, _options(["naive=a.ptx", "pipe=b.ptx"], "peer"), environ={})
+    assert list(loaders) == ["triton_naive", "flashmla", "tle_naive", "tle_pipe"]
+    loaders, _ = bench.select_implementations(None, _options(),
+                                              {tle_kernel.ENV: "k.ptx"})
+    assert list(loaders)[-1] == "tle"
+    loaders, notes = bench.select_implementations("tle", _options(["k.ptx"]), environ={})
+    assert list(loaders) == ["tle"] and notes == []
     with pytest.raises(ValueError, match="unknown implementation"):
-        bench.select_implementations("cuda", None, environ={})
+        bench.select_implementations("cuda", _options(), environ={})
 
 
 def test_an_explicit_tle_without_kernel_fails_clearly(monkeypatch):
     monkeypatch.delenv(tle_kernel.ENV, raising=False)
-    options = type("Options", (), {"tle_kernel": None})()
-    with pytest.raises(tle_kernel.KernelNotFoundError, match="TLE_SPARSE_MLA_KERNEL"):
-        bench.IMPLEMENTATIONS["tle"](options)
+    with pytest.raises(ValueError, match="unknown implementation"):
+        bench.select_implementations("tle", _options(), environ={})
+
+
+def test_flashmla_without_peer_fails_clearly(monkeypatch):
+    monkeypatch.delenv(bench.FLASHMLA_ENV, raising=False)
+    with pytest.raises(OSError, match="TLE_FLASHMLA_PEER"):
+        bench.IMPLEMENTATIONS["flashmla"](_options())
 
 
 RESULTS = [{"skv": 8192, "impl": "triton_naive", "tflops": 200.0},

@@ -1,15 +1,21 @@
 """Benchmark driver: check and time SparseMLA implementations per SKV.
 
     python -m tle_sparse_mla.bench [--skv 8192,32768,...] [--impl a,b]
-        [--tle-kernel K.ptx] [--check] [--json FILE] [--plot FILE.png]
+        [--tle-kernel [NAME=]K.ptx ...] [--flashmla-peer DIR]
+        [--order score|sorted] [--rounds N] [--check] [--json F] [--plot F]
 
 B=1, SQ=4096, H=128, topk=2048. TFLOPS = 2*B*SQ*H*topk*(576+512) / time.
 Every implementation is timed in this process the same way, by tle_bench:
 do_bench's median of calls that allocate the outputs and launch on
 PyTorch's current stream, in --rounds interleaved rounds (the median of the
-rounds is reported). "tle" is the compiled kernel given by --tle-kernel or
-$TLE_SPARSE_MLA_KERNEL (its .json beside it); without either, the default
-list leaves it out and says so.
+rounds is reported). Indices are in score order unless --order sorted.
+
+"tle" is the compiled kernel given by --tle-kernel or
+$TLE_SPARSE_MLA_KERNEL (its .json beside it); --tle-kernel NAME=PATH adds
+"tle_NAME", and may be repeated. "flashmla" is FlashMLA's sm90 kernel
+through a peer extension built on the GPU machine (docs/benchmarks.md says
+how), found in --flashmla-peer or $TLE_FLASHMLA_PEER; it is left out with a
+note when absent.
 """
 
 import argparse
@@ -27,7 +33,7 @@ import tle_bench
 import tle_runtime as rt
 
 from . import tle_kernel
-from .inputs import make_inputs
+from .inputs import ORDERS, make_inputs
 from .reference import sparse_mla_reference
 
 D_QK, D_V = 576, 512
@@ -42,20 +48,51 @@ def _triton_impl(options):
     return sparse_mla_triton
 
 
-def _tle_impl(options):
-    return tle_kernel.load(getattr(options, "tle_kernel", None))
+FLASHMLA_ENV = "TLE_FLASHMLA_PEER"
 
 
-# Implementations under test: name -> loader(options) returning a callable
-# f(q, kv, indices, sm_scale) -> (out, max_logits, lse). A callable whose
-# `takes_outputs` is true also takes out=(out, max_logits, lse), which
-# check() poisons first.
+def _flashmla_impl(options):
+    """FlashMLA's own kernel, through the peer extension module
+    tle_flashmla_peer (sparse_fwd with flash_mla_sparse_fwd's arguments)."""
+    where = getattr(options, "flashmla_peer", None) or os.environ.get(FLASHMLA_ENV)
+    if not where:
+        raise OSError(f"no FlashMLA peer: --flashmla-peer DIR or ${FLASHMLA_ENV}")
+    sys.path.insert(0, where)
+    try:
+        import tle_flashmla_peer as peer
+    finally:
+        sys.path.remove(where)
+
+    def flashmla(q, kv, indices, sm_scale):
+        return peer.sparse_fwd(q, kv, indices, sm_scale, D_V, None, None)
+    return flashmla
+
+
+def _tle_kernels(options, environ=os.environ):
+    """{implementation name: kernel path} of the compiled kernels named by
+    --tle-kernel ([NAME=]PATH, repeatable) or $TLE_SPARSE_MLA_KERNEL."""
+    given = getattr(options, "tle_kernel", None) or []
+    if isinstance(given, str):
+        given = [given]
+    if not given and environ.get(tle_kernel.ENV):
+        given = [environ[tle_kernel.ENV]]
+    kernels = {}
+    for spec in given:
+        name, sep, path = spec.partition("=")
+        kernels["tle_" + name if sep else "tle"] = path if sep else spec
+    return kernels
+
+
+# Implementations besides the compiled kernels: name -> loader(options)
+# returning a callable f(q, kv, indices, sm_scale) -> (out, max_logits,
+# lse). A callable whose `takes_outputs` is true also takes out=(out,
+# max_logits, lse), which check() poisons first.
 IMPLEMENTATIONS = {
     "triton_naive": _triton_impl,
-    "tle": _tle_impl,
+    "flashmla": _flashmla_impl,
 }
-# The column the ratio divides by the "tle" one.
-BASELINE = "triton_naive"
+# The columns every compiled kernel's TFLOPS are divided by, where they ran.
+BASELINES = ("flashmla", "triton_naive")
 
 
 def flops(s_q, h_q, topk, b=1):
@@ -133,7 +170,8 @@ def check_inputs(fn, options, skv, q, kv, idx, sm_scale):
     clean = check(fn, q, kv, idx, sm_scale, rows)
     qb, kvb, idxb = make_inputs(options.sq, skv, options.heads, options.topk,
                                 invalid_frac=0.25, empty_frac=0.02,
-                                noncontiguous_q=True, seed=skv + 1)
+                                noncontiguous_q=True, seed=skv + 1,
+                                order=options.order)
     empty = ((idxb[:, 0] < 0) | (idxb[:, 0] >= skv)).all(1).nonzero()[:, 0]
     rows_b = torch.unique(torch.cat([rows, empty]))
     return {"check_clean": clean,
@@ -153,44 +191,53 @@ def result_line(entry, checked):
     return line
 
 
-def select_implementations(impl, kernel, environ=os.environ):
-    """The names to run: `impl` (comma-separated) when given, else every
-    implementation, less "tle" when no kernel is named (with a note)."""
+def select_implementations(impl, options, environ=os.environ):
+    """{name: loader} to run and notes on what was left out: `impl`
+    (comma-separated) when given, else every implementation that is
+    available (compiled kernels named, the FlashMLA peer present)."""
+    loaders = dict(IMPLEMENTATIONS)
+    for name, path in _tle_kernels(options, environ).items():
+        loaders[name] = lambda o, path=path: tle_kernel.load(path)
     if impl:
         names = impl.split(",")
-        unknown = [n for n in names if n not in IMPLEMENTATIONS]
+        unknown = [n for n in names if n not in loaders]
         if unknown:
             raise ValueError(f"unknown implementation(s) {', '.join(unknown)}; "
-                             f"known: {', '.join(IMPLEMENTATIONS)}")
-        return names, None
-    names = list(IMPLEMENTATIONS)
-    if kernel or environ.get(tle_kernel.ENV):
-        return names, None
-    names.remove("tle")
-    return names, (f"note: 'tle' left out: no kernel (--tle-kernel or "
-                   f"${tle_kernel.ENV})")
+                             f"known: {', '.join(loaders)}")
+        return {n: loaders[n] for n in names}, []
+    notes = []
+    if not any(n.startswith("tle") for n in loaders):
+        notes.append(f"note: no compiled kernel (--tle-kernel or ${tle_kernel.ENV})")
+    if not (getattr(options, "flashmla_peer", None) or environ.get(FLASHMLA_ENV)):
+        loaders.pop("flashmla")
+        notes.append(f"note: 'flashmla' left out: no peer (--flashmla-peer or "
+                     f"${FLASHMLA_ENV})")
+    return loaders, notes
 
 
 def ratios(results, names):
-    """{skv: tle TFLOPS / baseline TFLOPS} where both ran."""
-    if "tle" not in names or BASELINE not in names:
-        return {}
+    """{(impl, baseline): {skv: impl TFLOPS / baseline TFLOPS}} for every
+    compiled kernel against every baseline that ran."""
     by = {(e["skv"], e["impl"]): e["tflops"] for e in results}
-    return {skv: by[(skv, "tle")] / by[(skv, BASELINE)]
-            for skv, impl in by if impl == "tle" and (skv, BASELINE) in by}
+    out = {}
+    for impl in (n for n in names if n.startswith("tle")):
+        for base in (b for b in BASELINES if b in names):
+            out[(impl, base)] = {skv: t / by[(skv, base)] for (skv, n), t in by.items()
+                                 if n == impl and (skv, base) in by}
+    return out
 
 
 def print_table(results, names, skvs):
-    """SKV rows, implementation columns (TFLOPS), and tle / baseline."""
+    """SKV rows, implementation columns (TFLOPS), and each compiled kernel
+    over each baseline."""
     ratio = ratios(results, names)
-    columns = names + ([f"tle/{BASELINE}"] if ratio else [])
+    columns = names + [f"{i}/{b}" for i, b in ratio]
     print("\n| SKV | " + " | ".join(columns) + " |")
     print("|---:|" + "---:|" * len(columns))
     by = {(e["skv"], e["impl"]): e["tflops"] for e in results}
     for skv in skvs:
         cells = [f"{by[(skv, n)]:.1f}" if (skv, n) in by else "-" for n in names]
-        if ratio:
-            cells.append(f"{ratio[skv]:.2f}" if skv in ratio else "-")
+        cells += [f"{r[skv]:.2f}" if skv in r else "-" for r in ratio.values()]
         print(f"| {skv} | " + " | ".join(cells) + " |")
 
 
@@ -229,15 +276,22 @@ def main(argv=None):
     ap.add_argument("--sq", type=int, default=4096)
     ap.add_argument("--heads", type=int, default=128)
     ap.add_argument("--topk", type=int, default=2048)
-    ap.add_argument("--impl", help="comma-separated, of: " + ", ".join(IMPLEMENTATIONS)
-                    + " (default: all; tle only with a kernel)")
-    ap.add_argument("--tle-kernel", help="the compiled SparseMLA kernel (.ptx or "
-                    ".cubin, its .json beside it); default $TLE_SPARSE_MLA_KERNEL")
+    ap.add_argument("--impl", help="comma-separated, of: "
+                    + ", ".join(IMPLEMENTATIONS) + ", tle[_NAME] (default: all "
+                    "that are available)")
+    ap.add_argument("--tle-kernel", action="append",
+                    help="[NAME=]PATH of a compiled SparseMLA kernel (.ptx or "
+                    ".cubin, its .json beside it), timed as tle or tle_NAME; "
+                    "repeatable; default $TLE_SPARSE_MLA_KERNEL")
+    ap.add_argument("--flashmla-peer", help="folder of the FlashMLA peer "
+                    f"extension; default ${FLASHMLA_ENV}")
+    ap.add_argument("--order", choices=ORDERS, default="score",
+                    help="index order within a row (default: score)")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--check-rows", type=int, default=256)
     ap.add_argument("--warmup", type=int, default=25, help="ms (do_bench)")
     ap.add_argument("--rep", type=int, default=200, help="ms (do_bench)")
-    ap.add_argument("--rounds", type=int, default=3,
+    ap.add_argument("--rounds", type=int, default=4,
                     help="interleaved rounds; the median is reported")
     ap.add_argument("--json")
     ap.add_argument("--plot")
@@ -248,36 +302,35 @@ def main(argv=None):
         return rt.NO_DEVICE
     skvs = [int(x) for x in a.skv.split(",")]
     try:
-        names, note = select_implementations(a.impl, a.tle_kernel)
-        if note:
+        loaders, notes = select_implementations(a.impl, a)
+        for note in notes:
             print(note, file=sys.stderr)
-        impls = {n: IMPLEMENTATIONS[n](a) for n in names}
-    except (ValueError, OSError) as e:
+        impls = {n: load(a) for n, load in loaders.items()}
+    except (ValueError, OSError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
         return rt.ERROR
+    names = list(impls)
     sm_scale = 1.0 / math.sqrt(D_QK)
     fl = flops(a.sq, a.heads, a.topk)
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
               "device": torch.cuda.get_device_name(),
               "torch": torch.__version__,
+              "command": " ".join(sys.argv),
               "shape": {"B": 1, "SQ": a.sq, "H": a.heads, "topk": a.topk,
                         "DQK": D_QK, "DV": D_V},
               "sm_scale": sm_scale, "flops": fl,
-              "index_distribution": "uniform distinct causal: token t at "
-                                    "SKV-SQ+t draws topk ids from [0, SKV-SQ+t]",
+              "index_distribution": f"distinct causal, {a.order} order: token t "
+                                    "at SKV-SQ+t draws topk ids from [0, SKV-SQ+t]",
               "timing": f"tle_bench: triton.testing.do_bench median, warmup "
                         f"{a.warmup} ms, rep {a.rep} ms, median of {a.rounds} "
                         f"interleaved rounds; each call allocates its outputs",
               "results": []}
-    if "tle" in impls:
-        kernel = impls["tle"].kernel
-        report["tle_kernel"] = {"name": kernel.name,
-                                "file": tle_kernel.kernel_path(a.tle_kernel),
-                                "block": list(kernel.block),
-                                "shared_memory": kernel.shared_memory}
+    report["tle_kernels"] = {n: {"name": f.kernel.name, "block": list(f.kernel.block),
+                                 "shared_memory": f.kernel.shared_memory}
+                             for n, f in impls.items() if n.startswith("tle")}
     all_ok = True
     for skv in skvs:
-        q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, seed=skv)
+        q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, seed=skv, order=a.order)
         entries = {name: {"skv": skv, "impl": name} for name in impls}
         if a.check:
             for name, fn in impls.items():
@@ -298,14 +351,14 @@ def main(argv=None):
         torch.cuda.empty_cache()
 
     print_table(report["results"], names, skvs)
-    report[f"tle_over_{BASELINE}"] = {str(k): v for k, v in
-                                      ratios(report["results"], names).items()}
+    report["ratios"] = {f"{i}/{b}": {str(k): v for k, v in r.items()}
+                        for (i, b), r in ratios(report["results"], names).items()}
     if a.json:
         with open(a.json, "w") as f:
             json.dump(report, f, indent=2)
     if a.plot:
         plot(report["results"], names, a.plot,
-             f"SparseMLA prefill, {report['device']}\n"
+             f"SparseMLA prefill, {report['device']}, {a.order}-order ids\n"
              f"B=1 SQ={a.sq} H={a.heads} topk={a.topk}")
     if a.check and not all_ok:
         print("CHECK FAILED", file=sys.stderr)

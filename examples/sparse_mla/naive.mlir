@@ -30,7 +30,8 @@
 // attn_sink [H] and topk_length [B * SQ] are FlashMLA's; a caller without
 // them passes -inf sinks and lengths of topk, which change nothing.
 //
-// Grid: (SQ, H / 64, B). topk must be a multiple of 64.
+// Grid: (H / 64 * SQ, B), CTA x = token * H / 64 + head group. topk must
+// be a multiple of 64.
 
 // CHECK:sync plan for @sparse_mla_naive
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 62464 of 64512 registers
@@ -75,14 +76,20 @@ func.func @sparse_mla_naive(
     %sm_scale: f32,
     %attn_sink: memref<?xf32>,
     %topk_length: memref<?xi32>)
-    attributes {tle.grid = "(SQ, H / 64, B): one CTA per query token and 64 heads"} {
+    attributes {tle.grid = "(H / 64 * SQ, B): one CTA per query token and 64 heads, a token's head groups adjacent"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   %c64 = arith.constant 64 : index
-  %token = gpu.block_id x
-  %head_group = gpu.block_id y
-  %batch = gpu.block_id z
+  // The CTAs of one token's head groups are neighbours in the grid, so
+  // that they gather the same KV rows while those are in L2.
+  %c2 = arith.constant 2 : index
+  %cta = gpu.block_id x
+  %batch = gpu.block_id y
+  %heads = memref.dim %q, %c2 : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
+  %head_groups = arith.divui %heads, %c64 : index
+  %head_group = arith.remui %cta, %head_groups : index
+  %token = arith.divui %cta, %head_groups : index
   %h0 = arith.muli %head_group, %c64 : index
   %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
   %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>

@@ -111,9 +111,10 @@ def kernel_views(q, kv, indices, d_v=D_V):
 
 
 def grid(q4):
-    """(SQ, H / 64, B): one CTA per query token and 64 heads."""
+    """(H / 64 * SQ, B): one CTA per query token and 64 heads, the head
+    groups of a token adjacent (they gather the same KV rows)."""
     b, s_q, h, _ = q4.shape
-    return (s_q, h // BLOCK_H, b)
+    return (s_q * (h // BLOCK_H), b, 1)
 
 
 def empty_outputs(q4, batched):

@@ -21,7 +21,7 @@ using namespace tle::problems;
 using runtime::DeviceBuffer;
 using runtime::Status;
 
-/// Heads per CTA: the grid's y dimension is h / 64.
+/// Heads per CTA: a token has h / 64 CTAs, adjacent in the grid's x.
 static constexpr int64_t kHeadsPerCTA = 64;
 /// The kernel arguments without and with attn_sink and topk_length.
 static constexpr size_t kBaseArguments = 7;
@@ -351,9 +351,9 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
 
   args.clear();
   packArguments(kernel, args);
-  grid[0] = unsigned(config.sq);
-  grid[1] = unsigned(config.h / kHeadsPerCTA);
-  grid[2] = unsigned(config.b);
+  grid[0] = unsigned(config.sq * (config.h / kHeadsPerCTA));
+  grid[1] = unsigned(config.b);
+  grid[2] = 1;
   return args.check(kernel);
 }
 

@@ -1023,3 +1023,39 @@ func.func @load_padding_type(%m: memref<?xi32>, %i: index) {
   %t = tle.load %m[%i] padding(-1.0 : f32) : memref<?xi32> -> tensor<64xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// tle.gather_rows
+//===----------------------------------------------------------------------===//
+
+// A gather names its rows one way.
+func.func @gather_rows_both(%src: memref<?x64xbf16>, %ids: memref<64xi32>, %first: index) {
+  %dst = tle.shared_alloc : memref<64x64xbf16, 3>
+  // expected-error @+1 {{takes either rows(indices) or from first, not both or neither}}
+  "tle.gather_rows"(%src, %ids, %first, %dst) {operandSegmentSizes = array<i32: 1, 1, 1, 1>}
+      : (memref<?x64xbf16>, memref<64xi32>, index, memref<64x64xbf16, 3>) -> ()
+  return
+}
+
+// -----
+
+// cp.async copies 16-byte pieces: 4 bf16 are 8 bytes.
+func.func @gather_rows_short_rows(%src: memref<?x4xbf16>, %first: index) {
+  %dst = tle.shared_alloc : memref<64x4xbf16, 3>
+  // expected-error @+1 {{copies rows in 16-byte pieces; a row has 8 bytes}}
+  tle.gather_rows %src from %first into %dst : memref<?x4xbf16>, memref<64x4xbf16, 3>
+  return
+}
+
+// -----
+
+// L2 prefetches 64, 128 or 256 bytes around an access.
+func.func @gather_rows_prefetch(%src: memref<?x64xbf16>, %first: index) {
+  %dst = tle.shared_alloc : memref<64x64xbf16, 3>
+  // expected-error @+1 {{prefetches 64, 128 or 256 bytes into L2, not 512}}
+  tle.gather_rows %src from %first into %dst l2_prefetch = 512
+      : memref<?x64xbf16>, memref<64x64xbf16, 3>
+  return
+}

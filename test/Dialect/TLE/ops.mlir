@@ -271,11 +271,15 @@ func.func @memory(%g: memref<?x512xbf16>, %i: index, %j: index) {
 // CHECK: %[[IDS:.*]] = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
 // CHECK: tle.gather_rows %{{.*}} rows(%[[IDS]] : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %{{.*}} : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
 // CHECK: tle.gather_rows %{{.*}} from %{{.*}} into %{{.*}} : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
+// CHECK: tle.gather_rows %{{.*}} from %{{.*}} into %{{.*}} l2_prefetch = 256 evict = evict_last : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
+// CHECK: tle.gather_rows %{{.*}} from %{{.*}} into %{{.*}} evict = evict_first : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
 func.func @splat_iota_gather(%x: f32, %src: memref<?x576xbf16>, %first: index) {
   %s = tle.splat %x : f32 -> tensor<64x64xf32, #tle.mma<warp_groups = [1, 2]>>
   %ids = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
   %dst = tle.shared_alloc : memref<64x576xbf16, #tle.shared<swizzle = 128>>
   tle.gather_rows %src rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %dst : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
   tle.gather_rows %src from %first into %dst : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
+  tle.gather_rows %src from %first into %dst l2_prefetch = 256 evict = evict_last : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
+  tle.gather_rows %src from %first into %dst evict = evict_first : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
   return
 }

@@ -329,6 +329,10 @@ LogicalResult TMALoadOp::verify() {
 LogicalResult GatherRowsOp::verify() {
   MemRefType source = getSource().getType();
   MemRefType dest = getDestination().getType();
+  if (std::optional<uint64_t> prefetch = getL2Prefetch();
+      prefetch && *prefetch != 64 && *prefetch != 128 && *prefetch != 256)
+    return emitOpError("prefetches 64, 128 or 256 bytes into L2, not ")
+           << *prefetch;
   if (static_cast<bool>(getIndices()) == static_cast<bool>(getFirst()))
     return emitOpError("takes either rows(indices) or from first, not both "
                        "or neither");

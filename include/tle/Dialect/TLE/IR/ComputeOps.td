@@ -68,6 +68,20 @@ def TLE_ReduceKindAttr : EnumAttr<TLE_Dialect, TLE_ReduceKind, "reduce_kind"> {
   let assemblyFormat = "$value";
 }
 
+def TLE_EvictionPolicy : I32EnumAttr<"EvictionPolicy",
+    "how long copied lines should stay in L2 (PTX createpolicy)", [
+    I32EnumAttrCase<"EvictFirst", 0, "evict_first">,
+    I32EnumAttrCase<"EvictLast", 1, "evict_last">,
+    I32EnumAttrCase<"EvictUnchanged", 2, "evict_unchanged">]> {
+  let cppNamespace = "::mlir::tle";
+  let genSpecializedAttr = 0;
+}
+
+def TLE_EvictionPolicyAttr
+    : EnumAttr<TLE_Dialect, TLE_EvictionPolicy, "eviction_policy"> {
+  let assemblyFormat = "$value";
+}
+
 def TLE_WgmmaOp : TLE_Op<"wgmma", [AllTypesMatch<["acc", "result"]>,
                                    MemoryEffects<[MemRead]>]> {
   let summary = "Warp-group matrix multiply-accumulate on the tensor cores";
@@ -334,20 +348,31 @@ def TLE_GatherRowsOp : TLE_Op<"gather_rows", [AttrSizedOperandSegments]> {
     The copies are asynchronous: in a pipe slot, the commit that follows
     makes the readers wait for them (a cp.async arrive per thread).
 
+    Two optional cache hints apply to every copy: `l2_prefetch = N` lets
+    L2 fetch the N bytes (64, 128 or 256) around each piece at once, which
+    a gather of whole rows of 256 bytes or more reads anyway; `evict = P`
+    tags the copied lines with an L2 eviction priority, e.g. `evict_last`
+    for rows that other CTAs gather soon after.
+
     ```mlir
     tle.gather_rows %kv rows(%ids : memref<64xi32, strided<[1], offset: ?>>)
-        into %slot : memref<?x576xbf16, strided<[576, 1], offset: ?>>,
-                     memref<64x576xbf16, #tle.shared<swizzle = 128>>
+        into %slot l2_prefetch = 256 evict = evict_last
+        : memref<?x576xbf16, strided<[576, 1], offset: ?>>,
+          memref<64x576xbf16, #tle.shared<swizzle = 128>>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source,
                        Arg<Optional<AnyTypeOf<[AnyMemRef, TLE_DistributedTensor]>>,
                            "", [MemRead]>:$indices,
                        Optional<Index>:$first,
-                       Arg<TLE_SharedMemRef, "", [MemWrite]>:$destination);
+                       Arg<TLE_SharedMemRef, "", [MemWrite]>:$destination,
+                       OptionalAttr<I64Attr>:$l2Prefetch,
+                       OptionalAttr<TLE_EvictionPolicyAttr>:$eviction);
   let assemblyFormat = [{
     $source (`rows` `(` $indices^ `:` type($indices) `)`)? (`from` $first^)?
-    `into` $destination attr-dict `:` type($source) `,` type($destination)
+    `into` $destination (`l2_prefetch` `=` $l2Prefetch^)?
+    (`evict` `=` $eviction^)? attr-dict `:` type($source) `,`
+    type($destination)
   }];
   let hasVerifier = 1;
 }

@@ -1,10 +1,12 @@
 //===- GatherRows.cpp - tle.gather_rows -----------------------------------===//
 //
-// Each thread copies 16-byte pieces of rows with cp.async, consecutive
-// threads taking consecutive pieces of a row, so that a warp reads 512
-// contiguous bytes. A row whose index is out of range is zero-filled
-// (source size 0) from row 0's address, so that the index never forms an
-// address.
+// Each thread copies 16-byte pieces of rows with cp.async. Where the shape
+// allows, the copies are tiled so that every address is a per-thread base
+// plus a constant: a thread forms one source address per row and one
+// swizzled destination base per gather, and each piece is an immediate
+// offset from them. Other shapes take rounds of one piece per thread. A
+// row whose index is out of range is zero-filled (source size 0) from row
+// 0's address, so that the index never forms an address.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,16 +14,27 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::tle;
 using namespace mlir::tle::distribute;
 
 namespace {
-/// What every round of one gather shares.
+/// The L2 hints of one gather's copies, and the cache policy operand that
+/// an eviction priority needs (created once per gather).
+struct CopyHints {
+  std::optional<uint64_t> prefetch;
+  std::optional<EvictionPolicy> eviction;
+  Value policy;
+};
+
+/// What every copy of one gather shares.
 struct Gather {
   int64_t elementBytes, rows, piecesPerRow, pieces, swizzle, threads;
   /// The destination's row-major row length (no swizzle).
@@ -31,8 +44,106 @@ struct Gather {
   /// g holding row 32 g + l; with `from`, empty and `first` set.
   SmallVector<Value> rowIndices;
   Value first;
+  CopyHints hints;
+};
+
+/// How the threads split a gather so that every address is a per-thread
+/// base plus a constant: `perRow` consecutive threads take a row's 16-byte
+/// pieces round robin, and the partition covers `rowStep` rows at once. A
+/// thread then writes the same 16-byte unit of every swizzle row it
+/// touches, and rows `rowStep` apart share their swizzle pattern.
+struct GatherTiling {
+  int64_t perRow, rowStep;
 };
 } // namespace
+
+/// A swizzle pattern repeats every 1024 bytes (8 rows of 128 bytes).
+static constexpr int64_t kSwizzleAtomBytes = hopper::kSwizzledTileAlignment;
+/// The bytes of one cp.async piece.
+static constexpr int64_t kPieceBytes = hopper::kMaxAccessBytes;
+
+static std::optional<GatherTiling> planTiling(const Gather &g,
+                                              bool indicesInRegisters) {
+  int64_t units = g.swizzle / kPieceBytes;
+  for (int64_t perRow = llvm::bit_floor(
+           static_cast<uint64_t>(std::min(g.threads, g.piecesPerRow)));
+       perRow >= 1; perRow /= 2) {
+    int64_t rowStep = g.threads / perRow;
+    if (g.threads % perRow != 0 || g.piecesPerRow % perRow != 0 ||
+        g.rows % rowStep != 0)
+      continue;
+    // Every constant added to the swizzled base must be whole atoms.
+    if (g.swizzle != 0 && (perRow % units != 0 ||
+                           (rowStep * g.swizzle) % kSwizzleAtomBytes != 0 ||
+                           (g.rows * g.swizzle) % kSwizzleAtomBytes != 0))
+      continue;
+    // A row's index is then in a register whose number is a constant.
+    if (indicesInRegisters && hopper::kWarpSize % rowStep != 0)
+      continue;
+    return GatherTiling{perRow, rowStep};
+  }
+  return std::nullopt;
+}
+
+/// The createpolicy of `eviction` for every line a copy touches.
+static Value emitCachePolicy(OpBuilder &b, Location loc,
+                             EvictionPolicy eviction) {
+  std::string assembly =
+      ("createpolicy.fractional.L2::" + stringifyEvictionPolicy(eviction) +
+       ".b64 $0, 1.0;")
+          .str();
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getI64Type(), ValueRange(), assembly, "=l",
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getRes();
+}
+
+/// One 16-byte cp.async from `src` + `srcOffset` to `dest` + `destOffset`
+/// (constant byte offsets), reading `bytes` of it (0: zero-fill). The
+/// offsets become the instruction's immediates.
+static void emitCopy(OpBuilder &b, Location loc, const CopyHints &hints,
+                     Value dest, int64_t destOffset, Value src,
+                     int64_t srcOffset, Value bytes) {
+  if (!hints.prefetch && !hints.eviction) {
+    Type i8 = b.getI8Type();
+    auto offset = [&](Value ptr, int64_t bytes) -> Value {
+      if (bytes == 0)
+        return ptr;
+      return LLVM::GEPOp::create(
+          b, loc, ptr.getType(), i8, ptr,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(bytes)});
+    };
+    NVVM::CpAsyncOp::create(
+        b, loc, offset(dest, destOffset), offset(src, srcOffset),
+        b.getI32IntegerAttr(kPieceBytes),
+        NVVM::LoadCacheModifierKindAttr::get(b.getContext(),
+                                             NVVM::LoadCacheModifierKind::CG),
+        bytes);
+    return;
+  }
+  // NVVM's cp.async has no cache hints: the instruction is written out.
+  std::string modifiers;
+  if (hints.eviction)
+    modifiers += ".L2::cache_hint";
+  if (hints.prefetch)
+    modifiers += ".L2::" + std::to_string(*hints.prefetch) + "B";
+  std::string assembly = llvm::formatv(
+      "cp.async.cg.shared.global{0} [$0+{1}], [$1+{2}], 16, $2{3};", modifiers,
+      destOffset, srcOffset, hints.eviction ? ", $3" : "");
+  SmallVector<Value> operands{dest, src, bytes};
+  std::string constraints = "l,l,r";
+  if (hints.eviction) {
+    operands.push_back(hints.policy);
+    constraints += ",l";
+  }
+  LLVM::InlineAsmOp::create(b, loc, TypeRange(), operands, assembly,
+                            constraints, /*has_side_effects=*/true,
+                            /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
 
 /// Each warp loads the destination's indices once, 32 rows per register
 /// (lane l holds rows l, l + 32, ...), and every round takes the index of
@@ -59,6 +170,17 @@ static SmallVector<Value> loadRowIndices(OpBuilder &b, Location loc,
   return rowIndices;
 }
 
+/// The index that lane `lane` (an i32) of the warp holds in `held`.
+static Value emitShuffledIndex(OpBuilder &b, Location loc, Value held,
+                               Value lane) {
+  Type i32 = b.getI32Type();
+  return gpu::ShuffleOp::create(
+             b, loc, i32, b.getI1Type(), held, lane,
+             createI32(b, loc, hopper::kWarpSize),
+             gpu::ShuffleModeAttr::get(b.getContext(), gpu::ShuffleMode::IDX))
+      .getShuffleResult();
+}
+
 /// The source row of destination row `row`: its index, taken from the lane
 /// of its warp that holds it, or `first` + `row`.
 static Value emitSourceRow(OpBuilder &b, Location loc, const Gather &g,
@@ -66,21 +188,15 @@ static Value emitSourceRow(OpBuilder &b, Location loc, const Gather &g,
   if (g.rowIndices.empty())
     return arith::AddIOp::create(b, loc, g.first, row);
   // Every lane shuffles, also those without a piece this round.
-  Type i32 = b.getI32Type();
   Value fromLane = arith::IndexCastOp::create(
-      b, loc, i32,
+      b, loc, b.getI32Type(),
       arith::RemUIOp::create(b, loc, row,
                              createIndex(b, loc, hopper::kWarpSize)));
-  Value width = createI32(b, loc, hopper::kWarpSize);
   Value group = arith::DivUIOp::create(b, loc, row,
                                        createIndex(b, loc, hopper::kWarpSize));
   Value index;
   for (auto [i, held] : llvm::enumerate(g.rowIndices)) {
-    Value shuffled =
-        gpu::ShuffleOp::create(
-            b, loc, i32, b.getI1Type(), held, fromLane, width,
-            gpu::ShuffleModeAttr::get(b.getContext(), gpu::ShuffleMode::IDX))
-            .getShuffleResult();
+    Value shuffled = emitShuffledIndex(b, loc, held, fromLane);
     if (!index) {
       index = shuffled;
       continue;
@@ -90,6 +206,87 @@ static Value emitSourceRow(OpBuilder &b, Location loc, const Gather &g,
     index = arith::SelectOp::create(b, loc, isGroup, shuffled, index);
   }
   return arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+}
+
+/// A pointer to source row `sourceRow` plus `columnBytes`, row 0's when
+/// the index is out of range, and the bytes to read from it (16 or 0).
+static std::pair<Value, Value> emitSourcePiece(OpBuilder &b, Location loc,
+                                               const Gather &g, Value sourceRow,
+                                               Value columnBytes) {
+  // Negative indices wrap to huge unsigned values: one compare.
+  Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                      sourceRow, g.sourceRows);
+  Value safeRow = arith::SelectOp::create(b, loc, valid, sourceRow, g.zero);
+  Value rowBytes = arith::MulIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, safeRow, g.rowStride),
+      createIndex(b, loc, g.elementBytes));
+  Value src = getPointer(b, loc, g.sourceAddress,
+                         arith::AddIOp::create(b, loc, rowBytes, columnBytes),
+                         hopper::kGlobalAddressSpace);
+  Value bytes = arith::SelectOp::create(
+      b, loc, valid, createI32(b, loc, kPieceBytes), createI32(b, loc, 0));
+  return {src, bytes};
+}
+
+/// The copies of `tiling`, unrolled: a thread forms its swizzled
+/// destination base once and one source address per row, and every piece
+/// adds constants to both.
+static void emitTiledCopies(OpBuilder &b, Location loc, const Gather &g,
+                            GatherTiling tiling) {
+  auto index = [&](int64_t v) { return createIndex(b, loc, v); };
+  auto [perRow, rowStep] = tiling;
+  int64_t units = g.swizzle / kPieceBytes;
+  int64_t rowBytes = g.columns * g.elementBytes;
+  Value column = arith::RemUIOp::create(b, loc, g.tid, index(perRow));
+  Value firstRow = arith::DivUIOp::create(b, loc, g.tid, index(perRow));
+  Value columnBytes = arith::MulIOp::create(b, loc, column, index(kPieceBytes));
+  Value destOffset;
+  if (g.swizzle != 0) {
+    // Chunk, row within it, 16-byte unit within the row.
+    Value chunk = arith::DivUIOp::create(b, loc, column, index(units));
+    Value unit = arith::RemUIOp::create(b, loc, column, index(units));
+    destOffset = arith::AddIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc,
+            arith::MulIOp::create(b, loc, chunk, index(g.rows * g.swizzle)),
+            arith::MulIOp::create(b, loc, firstRow, index(g.swizzle))),
+        arith::MulIOp::create(b, loc, unit, index(kPieceBytes)));
+  } else {
+    destOffset = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, firstRow, index(rowBytes)),
+        columnBytes);
+  }
+  Value dest = getPointer(b, loc, g.destAddress, destOffset,
+                          hopper::kSharedAddressSpace, g.swizzle);
+  for (int64_t k = 0; k < g.rows / rowStep; ++k) {
+    int64_t rowOffset = k * rowStep;
+    Value sourceRow;
+    if (g.rowIndices.empty()) {
+      sourceRow = arith::AddIOp::create(
+          b, loc, g.first,
+          arith::AddIOp::create(b, loc, firstRow, index(rowOffset)));
+    } else {
+      // The row's register is a constant, its lane the thread's row.
+      Value lane = arith::IndexCastOp::create(
+          b, loc, b.getI32Type(),
+          arith::AddIOp::create(b, loc, firstRow,
+                                index(rowOffset % hopper::kWarpSize)));
+      sourceRow = arith::IndexCastOp::create(
+          b, loc, b.getIndexType(),
+          emitShuffledIndex(b, loc, g.rowIndices[rowOffset / hopper::kWarpSize],
+                            lane));
+    }
+    auto [src, bytes] = emitSourcePiece(b, loc, g, sourceRow, columnBytes);
+    int64_t rowConstant = rowOffset * (g.swizzle != 0 ? g.swizzle : rowBytes);
+    for (int64_t j = 0; j < g.piecesPerRow / perRow; ++j) {
+      int64_t pieceConstant = g.swizzle != 0
+                                  ? j * (perRow / units) * g.rows * g.swizzle
+                                  : j * perRow * kPieceBytes;
+      emitCopy(b, loc, g.hints, dest, rowConstant + pieceConstant, src,
+               j * perRow * kPieceBytes, bytes);
+    }
+  }
 }
 
 /// The cp.async of piece `piece` of the destination (row-major over its
@@ -102,7 +299,7 @@ static void emitPieceCopy(OpBuilder &b, Location loc, const Gather &g,
       b, loc,
       arith::RemUIOp::create(b, loc, piece,
                              createIndex(b, loc, g.piecesPerRow)),
-      createIndex(b, loc, hopper::kMaxAccessBytes / g.elementBytes));
+      createIndex(b, loc, kPieceBytes / g.elementBytes));
   Value sourceRow = emitSourceRow(b, loc, g, row);
   // The last round may leave some threads without a piece.
   if (g.pieces % g.threads != 0) {
@@ -111,19 +308,10 @@ static void emitPieceCopy(OpBuilder &b, Location loc, const Gather &g,
     auto guard = scf::IfOp::create(b, loc, has);
     b.setInsertionPointToStart(guard.thenBlock());
   }
-  // An index outside [0, R) (negative ones wrap to huge unsigned values)
-  // copies nothing and zero-fills; the address it would have formed is
-  // replaced by row 0's.
-  Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                      sourceRow, g.sourceRows);
-  Value safeRow = arith::SelectOp::create(b, loc, valid, sourceRow, g.zero);
-  Value sourceOffset = arith::MulIOp::create(
-      b, loc,
-      arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, safeRow, g.rowStride), column),
-      createIndex(b, loc, g.elementBytes));
-  Value src = getPointer(b, loc, g.sourceAddress, sourceOffset,
-                         hopper::kGlobalAddressSpace);
+  auto [src, bytes] =
+      emitSourcePiece(b, loc, g, sourceRow,
+                      arith::MulIOp::create(
+                          b, loc, column, createIndex(b, loc, g.elementBytes)));
   Value destOffset;
   if (g.swizzle != 0) {
     destOffset = emitSwizzledLinearOffset(b, loc, row, column, g.rows,
@@ -139,14 +327,7 @@ static void emitPieceCopy(OpBuilder &b, Location loc, const Gather &g,
   }
   Value dest = getPointer(b, loc, g.destAddress, destOffset,
                           hopper::kSharedAddressSpace, g.swizzle);
-  Value bytes = arith::SelectOp::create(
-      b, loc, valid, createI32(b, loc, hopper::kMaxAccessBytes),
-      createI32(b, loc, 0));
-  NVVM::CpAsyncOp::create(b, loc, dest, src,
-                          b.getI32IntegerAttr(hopper::kMaxAccessBytes),
-                          NVVM::LoadCacheModifierKindAttr::get(
-                              b.getContext(), NVVM::LoadCacheModifierKind::CG),
-                          bytes);
+  emitCopy(b, loc, g.hints, dest, 0, src, 0, bytes);
 }
 
 namespace {
@@ -166,7 +347,7 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
     g.elementBytes = getElementBytes(destType.getElementType());
     g.rows = destType.getDimSize(0);
     g.columns = destType.getDimSize(1);
-    g.piecesPerRow = g.columns * g.elementBytes / hopper::kMaxAccessBytes;
+    g.piecesPerRow = g.columns * g.elementBytes / kPieceBytes;
     g.pieces = g.rows * g.piecesPerRow;
     g.swizzle = getSwizzleBytes(destType);
     auto source =
@@ -179,6 +360,17 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
     g.zero = createIndex(rewriter, loc, 0);
     g.rowIndices = loadRowIndices(rewriter, loc, op, adaptor.getIndices(), g);
     g.first = adaptor.getFirst();
+    g.hints.prefetch = op.getL2Prefetch();
+    g.hints.eviction = op.getEviction();
+    if (g.hints.eviction)
+      g.hints.policy = emitCachePolicy(rewriter, loc, *g.hints.eviction);
+
+    if (std::optional<GatherTiling> tiling =
+            planTiling(g, /*indicesInRegisters=*/!g.rowIndices.empty())) {
+      emitTiledCopies(rewriter, loc, g, *tiling);
+      rewriter.eraseOp(op);
+      return success();
+    }
 
     // A loop over rounds, not an unrolled sequence: unrolled, the work of
     // every round would be hoisted and stay live at once.

@@ -1,18 +1,24 @@
 // RUN: tle-opt %s --tle-distribute-tensors -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
 
 // --tle-distribute-tensors on tle.gather_rows (GatherRows.cpp): 16-byte
-// cp.async pieces, zero-filled for rows whose index is out of range.
+// cp.async pieces, zero-filled for rows whose index is out of range, tiled
+// so that their addresses are constants from a per-thread base where the
+// shape allows, else in rounds.
 // Function arguments and results stay out of it (the pass converts bodies
 // only), so values come from constants or loop-carried arguments, which
 // also keeps the conversion from folding them away.
 
 // tle.gather_rows with indices in global memory, into a 128-byte swizzled
-// [64, 576] bf16 tile, in a 4-warp partition. Each warp loads the indices
-// once, lane l holding rows l and l + 32 (clamped to the last row, 63);
-// each round then takes its row's index from lane row mod 32 of register
-// row / 32 by a shuffle. A row is 576 x 2 B = 72 pieces of 16 B; 64 rows
-// are 4608 pieces, 36 rounds of 128 threads. An index outside [0, R)
-// copies 0 bytes (cp.async zero-fills) from row 0's address.
+// [64, 576] bf16 tile, in a 4-warp partition: the tiled form. A row is 72
+// pieces of 16 B; 8 consecutive threads split a row (piece c + 8 j for
+// thread column c = tid mod 8), and the 16 groups of 8 cover rows
+// tid / 8 + 16 k, 4 rows per thread. Each warp loads the indices once,
+// lane l holding rows l and l + 32 (clamped to the last row, 63); row
+// tid / 8 + 16 k is lane tid / 8 + 16 (k mod 2) of register k / 2. The
+// destination base is swizzled once per thread: every other copy adds
+// whole 1024-byte swizzle atoms (2048 B per 16 rows, 8192 B per 64-column
+// chunk), so its offsets are constants. An index outside [0, R) copies 0
+// bytes (cp.async zero-fills) from row 0's address.
 // CHECK-LABEL: func.func @gather_rows_indexed
 // CHECK-SAME: (%[[SRC:[^:]*]]: memref<?x576xbf16, {{.*}}>, %[[IDS:[^:]*]]: memref<64xi32, {{.*}}>)
 // CHECK: partition "gather" warps(4) {
@@ -26,46 +32,19 @@
 // CHECK: %[[ROW0:.*]] = arith.addi %[[LANE]], %[[ADD0]] : index
 // CHECK-NEXT: %[[CLAMP0:.*]] = arith.minui %[[ROW0]], %[[LAST0]] : index
 // CHECK-NEXT: %[[ID0:.*]] = memref.load %[[IDS]][%[[CLAMP0]]]
-// CHECK-DAG: %[[LAST1:.*]] = arith.constant 63 : index
-// CHECK-DAG: %[[ADD1:.*]] = arith.constant 32 : index
-// CHECK: %[[ROW1:.*]] = arith.addi %[[LANE]], %[[ADD1]] : index
-// CHECK-NEXT: %[[CLAMP1:.*]] = arith.minui %[[ROW1]], %[[LAST1]] : index
-// CHECK-NEXT: %[[ID1:.*]] = memref.load %[[IDS]][%[[CLAMP1]]]
+// CHECK: %[[ID1:.*]] = memref.load %[[IDS]]
 // CHECK-NOT: memref.load
-// CHECK: scf.for %[[I:.*]] = %[[ZERO]] to %c36{{(_[0-9]+)?}} step %{{.*}} {
-// CHECK-NEXT: %[[THREADS:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[SKIP:.*]] = arith.muli %[[I]], %[[THREADS]] : index
-// CHECK-NEXT: %[[PIECE:.*]] = arith.addi %[[TID]], %[[SKIP]] : index
-// CHECK-NEXT: %[[PPR:.*]] = arith.constant 72 : index
-// CHECK-NEXT: %[[ROW:.*]] = arith.divui %[[PIECE]], %[[PPR]] : index
-// CHECK: %[[INROW:.*]] = arith.remui %[[PIECE]], %{{.*}} : index
-// CHECK-NEXT: %[[COL:.*]] = arith.muli %[[INROW]], %{{.*}} : index
-// CHECK-NEXT: arith.constant 32 : index
-// CHECK-NEXT: %[[FROM:.*]] = arith.remui %[[ROW]], %{{.*}} : index
-// CHECK-NEXT: %[[FROM32:.*]] = arith.index_cast %[[FROM]] : index to i32
-// CHECK-NEXT: %[[WIDTH:.*]] = arith.constant 32 : i32
-// CHECK-NEXT: arith.constant 32 : index
-// CHECK-NEXT: %[[REG:.*]] = arith.divui %[[ROW]], %{{.*}} : index
-// CHECK-NEXT: %[[X0:.*]], %{{.*}} = gpu.shuffle  idx %[[ID0]], %[[FROM32]], %[[WIDTH]] : i32
-// CHECK-NEXT: %[[X1:.*]], %{{.*}} = gpu.shuffle  idx %[[ID1]], %[[FROM32]], %[[WIDTH]] : i32
-// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
-// CHECK-NEXT: %[[IS1:.*]] = arith.cmpi eq, %[[REG]], %[[ONE]] : index
-// CHECK-NEXT: %[[ID:.*]] = arith.select %[[IS1]], %[[X1]], %[[X0]] : i32
-// CHECK-NEXT: %[[SROW:.*]] = arith.index_cast %[[ID]] : i32 to index
-// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ult, %[[SROW]], %[[SIZES]]#0 : index
-// CHECK-NEXT: %[[SAFE:.*]] = arith.select %[[VALID]], %[[SROW]], %[[ZERO]] : index
-// CHECK: %[[SLIN:.*]] = arith.muli %[[SAFE]], %[[STRIDES]]#0 : index
-// CHECK-NEXT: %[[SELEM:.*]] = arith.addi %[[SLIN]], %[[COL]] : index
-// CHECK: arith.muli %[[SELEM]], %c2{{.*}} : index
-// CHECK: %[[SPTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
-// Destination: chunk (col / 64) x 64 rows x 128 B + row x 128 B +
-// (col mod 64) x 2 B, then the 128-byte swizzle.
-// CHECK-NEXT: %[[W64:.*]] = arith.constant 64 : index
-// CHECK-NEXT: %[[CHUNK:.*]] = arith.divui %[[COL]], %[[W64]] : index
-// CHECK: %[[CB:.*]] = arith.constant 8192 : index
-// CHECK-NEXT: arith.muli %[[CHUNK]], %[[CB]] : index
-// CHECK-NEXT: %[[RB:.*]] = arith.constant 128 : index
-// CHECK-NEXT: arith.muli %[[ROW]], %[[RB]] : index
+// CHECK-NOT: scf.for
+// CHECK: %[[COL:.*]] = arith.remui %[[TID]], %c8{{.*}} : index
+// CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-NEXT: %[[FIRST:.*]] = arith.divui %[[TID]], %[[C8]] : index
+// CHECK-NEXT: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[COLB:.*]] = arith.muli %[[COL]], %[[C16]] : index
+// CHECK: %[[CHUNK:.*]] = arith.divui %[[COL]], %{{.*}} : index
+// CHECK: %[[UNIT:.*]] = arith.remui %[[COL]], %{{.*}} : index
+// CHECK: arith.muli %[[UNIT]], %{{.*}} : index
+// CHECK: arith.muli %[[FIRST]], %c128{{.*}} : index
+// CHECK: arith.muli %[[CHUNK]], %c8192{{.*}} : index
 // CHECK: %[[DADDR:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT: %[[C7:.*]] = arith.constant 7 : i64
 // CHECK-NEXT: %[[SH:.*]] = arith.shrui %[[DADDR]], %[[C7]] : i64
@@ -75,11 +54,40 @@
 // CHECK-NEXT: %[[FLIP:.*]] = arith.shli %[[R8]], %[[C4]] : i64
 // CHECK-NEXT: %[[SWZ:.*]] = arith.xori %[[DADDR]], %[[FLIP]] : i64
 // CHECK-NEXT: %[[DPTR:.*]] = llvm.inttoptr %[[SWZ]] : i64 to !llvm.ptr<3>
+// Row k = 0: lane tid / 8 of register 0.
+// CHECK: %[[L0:.*]] = arith.addi %[[FIRST]], %c0{{.*}} : index
+// CHECK-NEXT: %[[L0I:.*]] = arith.index_cast %[[L0]] : index to i32
+// CHECK: %[[X0:.*]], %{{.*}} = gpu.shuffle  idx %[[ID0]], %[[L0I]], %{{.*}} : i32
+// CHECK-NEXT: %[[SROW:.*]] = arith.index_cast %[[X0]] : i32 to index
+// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ult, %[[SROW]], %[[SIZES]]#0 : index
+// CHECK-NEXT: %[[SAFE:.*]] = arith.select %[[VALID]], %[[SROW]], %[[ZERO]] : index
+// CHECK: %[[SLIN:.*]] = arith.muli %[[SAFE]], %[[STRIDES]]#0 : index
+// CHECK-NEXT: %[[SBYTES:.*]] = arith.muli %[[SLIN]], %{{.*}} : index
+// CHECK-NEXT: arith.addi %[[SBYTES]], %[[COLB]] : index
+// CHECK: %[[SPTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
 // CHECK-DAG: %[[NONE:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[FULL:.*]] = arith.constant 16 : i32
 // CHECK: %[[BYTES:.*]] = arith.select %[[VALID]], %[[FULL]], %[[NONE]] : i32
 // CHECK-NEXT: nvvm.cp.async.shared.global %[[DPTR]], %[[SPTR]], 16, cache =  cg, %[[BYTES]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
-// CHECK-NEXT: }
+// CHECK-NEXT: %[[S1:.*]] = llvm.getelementptr %[[SPTR]][128] : (!llvm.ptr<1>) -> !llvm.ptr<1>, i8
+// CHECK-NEXT: %[[D1:.*]] = llvm.getelementptr %[[DPTR]][8192] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[D1]], %[[S1]], 16, cache =  cg, %[[BYTES]]
+// CHECK-COUNT-7: nvvm.cp.async.shared.global
+// Row k = 1: lane tid / 8 + 16 of register 0, 16 rows (2048 B) further.
+// CHECK: %[[L1:.*]] = arith.addi %[[FIRST]], %c16{{.*}} : index
+// CHECK-NEXT: %[[L1I:.*]] = arith.index_cast %[[L1]] : index to i32
+// CHECK: gpu.shuffle  idx %[[ID0]], %[[L1I]], %{{.*}} : i32
+// CHECK: %[[SPTR1:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK: %[[E0:.*]] = llvm.getelementptr %[[DPTR]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[E0]], %[[SPTR1]], 16
+// CHECK-COUNT-8: nvvm.cp.async.shared.global
+// Rows k = 2, 3 come from register 1 (rows 32..63); the last piece is at
+// 3 x 2048 + 8 x 8192 B.
+// CHECK: gpu.shuffle  idx %[[ID1]], %{{.*}}, %{{.*}} : i32
+// CHECK-COUNT-9: nvvm.cp.async.shared.global
+// CHECK: gpu.shuffle  idx %[[ID1]], %{{.*}}, %{{.*}} : i32
+// CHECK: %[[LAST:.*]] = llvm.getelementptr %[[DPTR]][71680] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[LAST]]
 // CHECK-NEXT: tle.warp_return
 #sw = #tle.shared<swizzle = 128>
 func.func @gather_rows_indexed(%src: memref<?x576xbf16, strided<[576, 1], offset: ?>>,
@@ -101,21 +109,26 @@ func.func @gather_rows_indexed(%src: memref<?x576xbf16, strided<[576, 1], offset
 
 // `from %first`: row i of the tile is source row first + i, with no index
 // loads or shuffles; the same bounds check and zero-fill. The row-major
-// destination has no swizzle: (row x 64 + col) x 2 B. 64 rows of 8 pieces
-// are 4 rounds of 128 threads.
+// destination (rows of 128 B, 8 pieces) has no swizzle: 8 threads cover a
+// row, and each thread copies rows tid / 8 + 16 k, 2048 B apart.
 // CHECK-LABEL: func.func @gather_rows_from
 // CHECK-SAME: %[[FIRST:[^:]*]]: index)
 // CHECK-NOT: memref.load
-// CHECK: scf.for %{{.*}} = %{{.*}} to %c4{{(_[0-9]+)?}} step
+// CHECK-NOT: scf.for
 // CHECK: %[[ROW:.*]] = arith.divui %{{.*}}, %c8{{.*}} : index
-// CHECK: %[[SROW:.*]] = arith.addi %[[FIRST]], %[[ROW]] : index
+// CHECK: arith.muli %[[ROW]], %c128{{.*}} : index
+// CHECK-NOT: arith.xori
+// CHECK: %[[DPTR:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[R0:.*]] = arith.addi %[[ROW]], %[[C0]] : index
+// CHECK-NEXT: %[[SROW:.*]] = arith.addi %[[FIRST]], %[[R0]] : index
 // CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ult, %[[SROW]], %{{.*}}#0 : index
 // CHECK-NEXT: arith.select %[[VALID]], %[[SROW]], %{{.*}} : index
-// CHECK: %[[W:.*]] = arith.constant 64 : index
-// CHECK-NEXT: arith.muli %[[ROW]], %[[W]] : index
-// CHECK-NOT: arith.xori
 // CHECK: arith.select %[[VALID]], %c16_i32, %c0_i32 : i32
-// CHECK-NEXT: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %{{.*}} :
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[DPTR]], %{{.*}}, 16, cache =  cg, %{{.*}} :
+// CHECK: llvm.getelementptr %[[DPTR]][2048]
+// CHECK: llvm.getelementptr %[[DPTR]][4096]
+// CHECK: llvm.getelementptr %[[DPTR]][6144]
 // CHECK-NOT: gpu.shuffle
 // CHECK: tle.warp_return
 func.func @gather_rows_from(%src: memref<?x64xbf16, strided<[64, 1], offset: ?>>, %first: index) {
@@ -135,17 +148,22 @@ func.func @gather_rows_from(%src: memref<?x64xbf16, strided<[64, 1], offset: ?>>
 // -----
 
 // Indices already in registers, lane l holding rows l and l + 32: the two
-// i32 elements of the thread's vector feed the shuffles; nothing reloads
-// them.
+// i32 elements of the thread's vector feed the shuffles (rows tid / 8 and
+// tid / 8 + 16 from the first, the two others from the second); nothing
+// reloads them.
 // CHECK-LABEL: func.func @gather_rows_tensor_indices
 // CHECK: %[[IDS:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xi32>
 // CHECK-NOT: memref.load
 // CHECK: %[[ID0:.*]] = vector.extract %[[IDS]][0] : i32 from vector<2xi32>
 // CHECK-NEXT: %[[ID1:.*]] = vector.extract %[[IDS]][1] : i32 from vector<2xi32>
 // CHECK-NOT: memref.load
-// CHECK: scf.for
 // CHECK: gpu.shuffle  idx %[[ID0]], %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: gpu.shuffle  idx %[[ID1]], %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: gpu.shuffle  idx %[[ID0]], %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: gpu.shuffle  idx %[[ID1]], %{{.*}}, %{{.*}} : i32
+// CHECK: nvvm.cp.async.shared.global
+// CHECK: gpu.shuffle  idx %[[ID1]], %{{.*}}, %{{.*}} : i32
 // CHECK: nvvm.cp.async.shared.global
 #sw = #tle.shared<swizzle = 128>
 #lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
@@ -168,8 +186,10 @@ func.func @gather_rows_tensor_indices(%src: memref<?x64xbf16, strided<[64, 1], o
 
 // -----
 
-// 8 rows of 8 pieces are 64 pieces for 128 threads: one round, in which
-// threads 64.. have no piece. They still take part in the shuffle (all
+// 8 rows of 8 pieces are 64 pieces for 128 threads, too few rows for the
+// tiled form (8 threads per 128-byte swizzle row cover 16 rows at once):
+// rounds of one piece per thread, here one round, in which threads 64..
+// have no piece. They still take part in the shuffle (all
 // lanes must), and only then skip the copy under `piece < 64`. With 8
 // indices, lanes 8.. reload index 7.
 // CHECK-LABEL: func.func @gather_rows_partial_round
@@ -184,7 +204,7 @@ func.func @gather_rows_tensor_indices(%src: memref<?x64xbf16, strided<[64, 1], o
 // CHECK-NEXT: %[[PIECES:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[PIECE]], %[[PIECES]] : index
 // CHECK-NEXT: scf.if %[[HAS]] {
-// CHECK-NEXT: arith.cmpi ult, %[[SROW]], %{{.*}}#0 : index
+// CHECK: arith.cmpi ult, %[[SROW]], %{{.*}}#0 : index
 // CHECK: nvvm.cp.async.shared.global
 // CHECK-NEXT: }
 // CHECK-NEXT: }
@@ -200,6 +220,39 @@ func.func @gather_rows_partial_round(%src: memref<?x64xbf16, strided<[64, 1], of
   partition warps(4) {
     tle.gather_rows %src rows(%ids : memref<8xi32>) into %dst
         : memref<?x64xbf16, strided<[64, 1], offset: ?>>, memref<8x64xbf16, #sw>
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Cache hints: NVVM's cp.async has none, so each copy is written out with
+// `.L2::cache_hint` (the policy from one createpolicy per gather) and
+// `.L2::256B`, its constant offsets as immediates.
+// CHECK-LABEL: func.func @gather_rows_cache_hints
+// CHECK: %[[POLICY:.*]] = llvm.inline_asm "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;", "=l"  : () -> i64
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global.L2::cache_hint.L2::256B [$0+0], [$1+0], 16, $2, $3;", "l,l,r,l" %[[D:.*]], %[[S:.*]], %[[N:.*]], %[[POLICY]]
+// CHECK-NEXT: llvm.inline_asm has_side_effects "cp.async.cg.shared.global.L2::cache_hint.L2::256B [$0+8192], [$1+128], 16, $2, $3;", "l,l,r,l" %[[D]], %[[S]], %[[N]], %[[POLICY]]
+// Only a prefetch size: no policy operand.
+// CHECK: llvm.inline_asm has_side_effects "cp.async.cg.shared.global.L2::128B [$0+0], [$1+0], 16, $2;", "l,l,r"
+// CHECK-NOT: createpolicy
+// CHECK: tle.warp_return
+#sw = #tle.shared<swizzle = 128>
+func.func @gather_rows_cache_hints(%src: memref<?x576xbf16, strided<[576, 1], offset: ?>>,
+                                   %ids: memref<64xi32, strided<[1], offset: ?>>) {
+  %dst = tle.shared_alloc : memref<64x576xbf16, #sw>
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition warps(4) {
+    tle.gather_rows %src rows(%ids : memref<64xi32, strided<[1], offset: ?>>) into %dst
+        l2_prefetch = 256 evict = evict_last
+        : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>
+    tle.gather_rows %src rows(%ids : memref<64xi32, strided<[1], offset: ?>>) into %dst
+        l2_prefetch = 128
+        : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>
     tle.warp_return
   }
   return

@@ -67,6 +67,11 @@ SmallVector<Value> extractElements(OpBuilder &b, Location loc, Value vector);
 Value fromElements(OpBuilder &b, Location loc, Type elementType,
                    ArrayRef<Value> elements);
 
+/// `value`, an index equal in every lane of a warp, as lane 0 holds it:
+/// the shuffle tells ptxas that the result is warp-uniform, so that what is
+/// computed from it can live in uniform registers.
+Value emitWarpUniform(OpBuilder &b, Location loc, Value value);
+
 /// The thread's base coordinate along `dim` (see ThreadMap).
 Value emitBase(OpBuilder &b, Location loc, const ThreadMap &map, unsigned dim);
 /// The thread's base coordinate along every dimension.

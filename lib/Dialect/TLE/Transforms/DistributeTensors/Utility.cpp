@@ -76,17 +76,41 @@ Value distribute::fromElements(OpBuilder &b, Location loc, Type elementType,
 
 /// The sum of the map's terms, each ((tid / div) % mod) * mul, with the
 /// modulo left out where the division already lands below `mod`.
+Value distribute::emitWarpUniform(OpBuilder &b, Location loc, Value value) {
+  Type i32 = b.getI32Type();
+  Value narrow = arith::IndexCastOp::create(b, loc, i32, value);
+  Value lane0 =
+      gpu::ShuffleOp::create(
+          b, loc, i32, b.getI1Type(), narrow, createI32(b, loc, 0),
+          createI32(b, loc, hopper::kWarpSize),
+          gpu::ShuffleModeAttr::get(b.getContext(), gpu::ShuffleMode::IDX))
+          .getShuffleResult();
+  return arith::IndexCastOp::create(b, loc, b.getIndexType(), lane0);
+}
+
 Value distribute::emitBase(OpBuilder &b, Location loc, const ThreadMap &map,
                            unsigned dim) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  // Digits of the warp index are the same in every lane: taken from the
+  // warp-uniform index, they can live in uniform registers.
+  Value warp;
   Value sum = createIndex(b, loc, 0);
   for (const IndexTerm &term : map.base[dim]) {
     if (term.mod == 1)
       continue;
     Value digit = tid;
-    if (term.div != 1)
-      digit =
-          arith::DivUIOp::create(b, loc, digit, createIndex(b, loc, term.div));
+    int64_t div = term.div;
+    if (div % hopper::kWarpSize == 0) {
+      if (!warp)
+        warp = emitWarpUniform(
+            b, loc,
+            arith::DivUIOp::create(b, loc, tid,
+                                   createIndex(b, loc, hopper::kWarpSize)));
+      digit = warp;
+      div /= hopper::kWarpSize;
+    }
+    if (div != 1)
+      digit = arith::DivUIOp::create(b, loc, digit, createIndex(b, loc, div));
     // A layout spanning fewer threads than the partition repeats over the
     // rest, so the modulo stays unless no thread id can reach it.
     if (term.div * term.mod < hopper::kMaxThreadsPerCTA)

@@ -218,10 +218,14 @@ struct WgmmaOpLowering : OpConversionPattern<WgmmaOp> {
     Type element = bType.getElementType();
     int64_t elementBytes = getElementBytes(element);
 
+    // The descriptors are the same in every lane: built from the
+    // warp-uniform group index, they stay in uniform registers.
     Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-    Value group = arith::DivUIOp::create(
-        rewriter, loc, tid,
-        createIndex(rewriter, loc, hopper::kWarpGroupThreads));
+    Value group = emitWarpUniform(
+        rewriter, loc,
+        arith::DivUIOp::create(
+            rewriter, loc, tid,
+            createIndex(rewriter, loc, hopper::kWarpGroupThreads)));
     Value rowBlock = arith::RemUIOp::create(
         rewriter, loc,
         arith::DivUIOp::create(rewriter, loc, group,

@@ -32,12 +32,23 @@ func.func @convert_layout(%n: index) {
 // warp group g holds accumulator columns [32g, 32g + 32) but A's full 64
 // columns. The tile goes through a row-major [64, 72] bf16 scratch buffer
 // (rows padded by 16 bytes): each thread stores its 8 (col, col + 1) pairs
-// as 4-byte vectors, column base + 32 x (tid / 128 mod 2); after a barrier
+// as 4-byte vectors, column base + 32 x (warp / 4 mod 2), the warp index
+// taken from lane 0 so that ptxas knows it is warp-uniform; after a barrier
 // it loads the 16 pairs of the operand layout. Not in a loop: no trailing
 // barrier.
 // CHECK-LABEL: func.func @convert_through_scratch
 // CHECK-NEXT: %[[SCRATCH:.*]] = tle.shared_alloc {name = "scratch"} : memref<64x72xbf16, #gpu.address_space<workgroup>>
-// CHECK: %[[WG:.*]] = arith.divui %{{.*}}, %c128{{.*}} : index
+// Rows: 16 x (warp mod 4) + ...; columns: 32 x (warp / 4 mod 2) + ...
+// CHECK: %[[W:.*]] = arith.divui %{{.*}}, %c32{{.*}} : index
+// CHECK-NEXT: %[[W32:.*]] = arith.index_cast %[[W]] : index to i32
+// CHECK: %[[LANE0:.*]], %{{.*}} = gpu.shuffle  idx %[[W32]], %c0_i32{{.*}}, %c32_i32{{.*}} : i32
+// CHECK-NEXT: %[[WARP:.*]] = arith.index_cast %[[LANE0]] : i32 to index
+// CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT: arith.remui %[[WARP]], %[[FOUR]] : index
+// CHECK: gpu.shuffle  idx
+// CHECK-NEXT: %[[WARP2:.*]] = arith.index_cast %{{.*}} : i32 to index
+// CHECK-NEXT: %[[FOUR2:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[WG:.*]] = arith.divui %[[WARP2]], %[[FOUR2]] : index
 // CHECK-NEXT: %[[TWO:.*]] = arith.constant 2 : index
 // CHECK-NEXT: %[[G:.*]] = arith.remui %[[WG]], %[[TWO]] : index
 // CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index

@@ -17,6 +17,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace mlir::tle;
 using namespace mlir::tle::distribute;
@@ -78,54 +80,120 @@ static SmallVector<Value> getCoordinates(OpBuilder &b, Location loc,
   return coordinates;
 }
 
-/// Byte offset of the element at `coordinates` in a shared-memory buffer,
-/// before the swizzle's XOR: in the #tle.shared chunks, or row-major by the
-/// static shape.
-static Value emitSharedOffset(OpBuilder &b, Location loc, MemRefType type,
-                              ArrayRef<Value> coordinates,
-                              int64_t elementBytes) {
-  if (int64_t swizzle = getSwizzleBytes(type))
-    return emitSwizzledLinearOffset(b, loc, coordinates[0], coordinates[1],
-                                    type.getDimSize(0), swizzle, elementBytes);
-  Value linear = createIndex(b, loc, 0);
-  for (auto [d, c] : llvm::enumerate(coordinates))
-    linear = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, linear,
-                              createIndex(b, loc, type.getDimSize(d))),
-        c);
-  return arith::MulIOp::create(b, loc, linear,
-                               createIndex(b, loc, elementBytes));
-}
-
-/// Byte offset of the element at `indices` + `coordinates` in a global
-/// memref, by its strides; records in `access` what its bounds checks
-/// need.
-static Value emitGlobalOffset(OpBuilder &b, Location loc,
-                              memref::ExtractStridedMetadataOp metadata,
-                              ValueRange indices, ArrayRef<Value> coordinates,
-                              int64_t elementBytes, TileAccess &access) {
-  Value linear = createIndex(b, loc, 0);
+/// Records in `access` what the bounds checks of a global access at
+/// `indices` + `coordinates` need.
+static void emitGlobalBounds(OpBuilder &b, Location loc,
+                             memref::ExtractStridedMetadataOp metadata,
+                             ValueRange indices, ArrayRef<Value> coordinates,
+                             TileAccess &access) {
   access.outerInBounds = arith::ConstantIntOp::create(b, loc, 1, 1);
   int64_t last = coordinates.size() - 1;
   for (int64_t d = 0; d <= last; ++d) {
     Value index = arith::AddIOp::create(b, loc, indices[d], coordinates[d]);
     if (d == last) {
       access.lastIndex = index;
-    } else {
-      Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                          index, metadata.getSizes()[d]);
-      access.outerInBounds =
-          arith::AndIOp::create(b, loc, access.outerInBounds, below);
+      continue;
     }
-    linear = arith::AddIOp::create(
-        b, loc, linear,
-        arith::MulIOp::create(b, loc, index, metadata.getStrides()[d]));
+    Value below = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        index, metadata.getSizes()[d]);
+    access.outerInBounds =
+        arith::AndIOp::create(b, loc, access.outerInBounds, below);
   }
   access.lastSize = metadata.getSizes()[last];
-  return arith::MulIOp::create(b, loc, linear,
-                               createIndex(b, loc, elementBytes));
 }
+
+namespace {
+/// The element strides of a row-major shared buffer or a global memref: a
+/// constant where the type fixes it, else the memref's runtime value.
+struct Strides {
+  SmallVector<int64_t> fixed;
+  SmallVector<Value> dynamic;
+
+  Strides(OpBuilder &b, Location loc, MemRefType type,
+          memref::ExtractStridedMetadataOp metadata) {
+    if (!metadata) {
+      // Row-major by the static shape.
+      fixed.assign(type.getRank(), 1);
+      for (int64_t d = type.getRank() - 2; d >= 0; --d)
+        fixed[d] = fixed[d + 1] * type.getDimSize(d + 1);
+      dynamic.assign(type.getRank(), Value());
+      return;
+    }
+    auto [strides, offset] = type.getStridesAndOffset();
+    for (auto [d, stride] : llvm::enumerate(strides)) {
+      bool known = !ShapedType::isDynamic(stride);
+      fixed.push_back(known ? stride : 0);
+      dynamic.push_back(known ? Value() : metadata.getStrides()[d]);
+    }
+  }
+
+  /// Elements from the origin to `coordinates`.
+  Value emitLinear(OpBuilder &b, Location loc, ArrayRef<Value> coordinates) {
+    Value linear = createIndex(b, loc, 0);
+    for (auto [d, c] : llvm::enumerate(coordinates)) {
+      Value stride = dynamic[d] ? dynamic[d] : createIndex(b, loc, fixed[d]);
+      linear = arith::AddIOp::create(b, loc, linear,
+                                     arith::MulIOp::create(b, loc, c, stride));
+    }
+    return linear;
+  }
+};
+
+/// Pointers to a thread's accesses in a row-major or strided memory: one
+/// base per thread, and per access a constant (the static strides) plus,
+/// where strides are dynamic, one product per distinct offset, shared by
+/// the accesses that need it. The constants end up as immediates of the
+/// memory instructions.
+class StridedPointers {
+public:
+  StridedPointers(OpBuilder &b, Location loc, Value threadPointer,
+                  Strides strides, int64_t elementBytes)
+      : b(b), loc(loc), threadPointer(threadPointer),
+        strides(std::move(strides)), elementBytes(elementBytes) {}
+
+  Value get(ArrayRef<int64_t> offset) {
+    int64_t constant = 0;
+    SmallVector<int64_t> dynamicKey;
+    for (auto [d, o] : llvm::enumerate(offset)) {
+      constant += o * strides.fixed[d];
+      dynamicKey.push_back(strides.dynamic[d] ? o : 0);
+    }
+    Value ptr = threadPointer;
+    if (llvm::any_of(dynamicKey, [](int64_t o) { return o != 0; })) {
+      Value &rowPointer = rowPointers[dynamicKey];
+      if (!rowPointer) {
+        Value elements = createIndex(b, loc, 0);
+        for (auto [d, o] : llvm::enumerate(dynamicKey))
+          if (o != 0)
+            elements = arith::AddIOp::create(
+                b, loc, elements,
+                arith::MulIOp::create(b, loc, createIndex(b, loc, o),
+                                      strides.dynamic[d]));
+        Value bytes = arith::IndexCastOp::create(
+            b, loc, b.getI64Type(),
+            arith::MulIOp::create(b, loc, elements,
+                                  createIndex(b, loc, elementBytes)));
+        rowPointer = LLVM::GEPOp::create(b, loc, ptr.getType(), b.getI8Type(),
+                                         ptr, ValueRange{bytes});
+      }
+      ptr = rowPointer;
+    }
+    if (constant == 0)
+      return ptr;
+    return LLVM::GEPOp::create(
+        b, loc, ptr.getType(), b.getI8Type(), ptr,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(constant * elementBytes)});
+  }
+
+private:
+  OpBuilder &b;
+  Location loc;
+  Value threadPointer;
+  Strides strides;
+  int64_t elementBytes;
+  std::map<SmallVector<int64_t>, Value> rowPointers;
+};
+} // namespace
 
 /// The accesses a thread makes to `memory` for its elements of a tensor of
 /// `type`: a shared-memory buffer, or the tile of a global memref that
@@ -136,6 +204,7 @@ static SmallVector<TileAccess> emitTileAccesses(OpBuilder &b, Location loc,
                                                 ValueRange indices) {
   auto memoryType = cast<MemRefType>(memory.getType());
   bool shared = isSharedMemorySpace(memoryType.getMemorySpace());
+  int64_t swizzle = getSwizzleBytes(memoryType);
   int64_t elementBytes = getElementBytes(type.getElementType());
   ThreadMap map = getThreadMap(type);
   SmallVector<Value> bases = emitBases(b, loc, map);
@@ -143,22 +212,42 @@ static SmallVector<TileAccess> emitTileAccesses(OpBuilder &b, Location loc,
   if (!shared)
     metadata = memref::ExtractStridedMetadataOp::create(b, loc, memory);
   Value address = getByteAddress(b, loc, memory);
+  unsigned addressSpace =
+      shared ? hopper::kSharedAddressSpace : hopper::kGlobalAddressSpace;
+
+  // Unswizzled memory: the thread's first element, then constants.
+  std::optional<StridedPointers> pointers;
+  if (swizzle == 0) {
+    SmallVector<Value> origin(bases);
+    if (!shared)
+      for (auto [d, index] : llvm::enumerate(indices))
+        origin[d] = arith::AddIOp::create(b, loc, index, bases[d]);
+    Strides strides(b, loc, memoryType, metadata);
+    Value threadOffset =
+        arith::MulIOp::create(b, loc, strides.emitLinear(b, loc, origin),
+                              createIndex(b, loc, elementBytes));
+    pointers.emplace(b, loc,
+                     getPointer(b, loc, address, threadOffset, addressSpace),
+                     std::move(strides), elementBytes);
+  }
+
   SmallVector<TileAccess> accesses;
   for (Access access : planAccesses(map, elementBytes)) {
-    SmallVector<Value> coordinates =
-        getCoordinates(b, loc, map, bases, access.first);
     TileAccess tile{access};
-    if (shared) {
-      Value byteOffset =
-          emitSharedOffset(b, loc, memoryType, coordinates, elementBytes);
-      tile.ptr =
-          getPointer(b, loc, address, byteOffset, hopper::kSharedAddressSpace,
-                     getSwizzleBytes(memoryType));
+    if (pointers) {
+      tile.ptr = pointers->get(map.offsets[access.first]);
     } else {
-      Value byteOffset = emitGlobalOffset(b, loc, metadata, indices,
-                                          coordinates, elementBytes, tile);
-      tile.ptr =
-          getPointer(b, loc, address, byteOffset, hopper::kGlobalAddressSpace);
+      // A #tle.shared tile: chunk, row and unit of each access, swizzled.
+      SmallVector<Value> coordinates =
+          getCoordinates(b, loc, map, bases, access.first);
+      Value byteOffset = emitSwizzledLinearOffset(
+          b, loc, coordinates[0], coordinates[1], memoryType.getDimSize(0),
+          swizzle, elementBytes);
+      tile.ptr = getPointer(b, loc, address, byteOffset, addressSpace, swizzle);
+    }
+    if (!shared) {
+      emitGlobalBounds(b, loc, metadata, indices,
+                       getCoordinates(b, loc, map, bases, access.first), tile);
       tile.inBounds = tile.emitElementInBounds(b, loc, access.count - 1);
     }
     accesses.push_back(tile);

@@ -95,20 +95,18 @@ func.func @local_load_blocked_swizzled() {
 
 // -----
 
-// A row-major shared buffer: offset (row x 128 + col) x 2 B, no swizzle.
+// A row-major shared buffer: the thread's vector at (row x 128 + col) x 2 B,
+// no swizzle.
 // CHECK-LABEL: func.func @local_row_major
-// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %c0{{.*}} : index
-// CHECK-NEXT: arith.constant 0 : index
-// CHECK-NEXT: %[[COL:.*]] = arith.addi %{{.*}}, %c0{{.*}} : index
-// CHECK-NEXT: %[[Z:.*]] = arith.constant 0 : index
-// CHECK-NEXT: %[[D0:.*]] = arith.constant 8 : index
-// CHECK-NEXT: %[[L0:.*]] = arith.muli %[[Z]], %[[D0]] : index
-// CHECK-NEXT: %[[L1:.*]] = arith.addi %[[L0]], %[[ROW]] : index
-// CHECK-NEXT: %[[D1:.*]] = arith.constant 128 : index
-// CHECK-NEXT: %[[L2:.*]] = arith.muli %[[L1]], %[[D1]] : index
-// CHECK-NEXT: %[[L3:.*]] = arith.addi %[[L2]], %[[COL]] : index
-// CHECK-NEXT: %[[EB:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[L3]], %[[EB]] : index
+// CHECK: memref.extract_aligned_pointer_as_index
+// CHECK: %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[PITCH:.*]] = arith.constant 128 : index
+// CHECK-NEXT: %[[RL:.*]] = arith.muli %{{.*}}, %[[PITCH]] : index
+// CHECK-NEXT: %[[L0:.*]] = arith.addi %[[Z]], %[[RL]] : index
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[CL:.*]] = arith.muli %{{.*}}, %[[ONE]] : index
+// CHECK-NEXT: %[[L1:.*]] = arith.addi %[[L0]], %[[CL]] : index
+// CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[L1]], %c2{{.*}} : index
 // CHECK-NEXT: %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
 // CHECK-NEXT: %[[ADDR:.*]] = arith.addi %{{.*}}, %[[OFF64]] : i64
 // CHECK-NEXT: %[[P:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr<3>
@@ -134,22 +132,22 @@ func.func @local_row_major() {
 // CHECK-LABEL: func.func @global_load
 // CHECK-SAME: (%[[G:.*]]: memref<?x?xbf16>, %[[I:.*]]: index, %[[J:.*]]: index)
 // CHECK: %{{.*}}, %{{.*}}, %[[SIZES:.*]]:2, %[[STRIDES:.*]]:2 = memref.extract_strided_metadata %[[G]]
-// CHECK: %[[TRUE:.*]] = arith.constant true
-// CHECK-NEXT: %[[R:.*]] = arith.addi %[[I]], %{{.*}} : index
-// CHECK-NEXT: %[[RIN:.*]] = arith.cmpi ult, %[[R]], %[[SIZES]]#0 : index
-// CHECK-NEXT: %[[ROWIN:.*]] = arith.andi %[[TRUE]], %[[RIN]] : i1
-// CHECK-NEXT: %[[RL:.*]] = arith.muli %[[R]], %[[STRIDES]]#0 : index
-// CHECK-NEXT: %[[L0:.*]] = arith.addi %{{.*}}, %[[RL]] : index
+// The thread's first element: (i + row) x stride 0 + (j + col), 2 B each
+// (the unit stride is known from the type).
+// CHECK: %[[R:.*]] = arith.addi %[[I]], %{{.*}} : index
 // CHECK-NEXT: %[[C:.*]] = arith.addi %[[J]], %{{.*}} : index
-// CHECK-NEXT: %[[CL:.*]] = arith.muli %[[C]], %[[STRIDES]]#1 : index
-// CHECK-NEXT: %[[L1:.*]] = arith.addi %[[L0]], %[[CL]] : index
-// CHECK-NEXT: %[[EB:.*]] = arith.constant 2 : index
-// CHECK-NEXT: %[[OFF:.*]] = arith.muli %[[L1]], %[[EB]] : index
-// CHECK-NEXT: %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
-// CHECK-NEXT: %[[ADDR:.*]] = arith.addi %{{.*}}, %[[OFF64]] : i64
-// CHECK-NEXT: %[[P:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr<1>
+// CHECK: %[[RL:.*]] = arith.muli %[[R]], %[[STRIDES]]#0 : index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[CL:.*]] = arith.muli %[[C]], %[[ONE]] : index
+// CHECK: %[[P:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// Bounds of the row and of the vector's last column.
+// CHECK: %[[TRUE:.*]] = arith.constant true
+// CHECK-NEXT: %[[R2:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK-NEXT: %[[RIN:.*]] = arith.cmpi ult, %[[R2]], %[[SIZES]]#0 : index
+// CHECK-NEXT: %[[ROWIN:.*]] = arith.andi %[[TRUE]], %[[RIN]] : i1
+// CHECK-NEXT: %[[C2:.*]] = arith.addi %[[J]], %{{.*}} : index
 // CHECK-NEXT: %[[SEVEN:.*]] = arith.constant 7 : index
-// CHECK-NEXT: %[[LAST:.*]] = arith.addi %[[C]], %[[SEVEN]] : index
+// CHECK-NEXT: %[[LAST:.*]] = arith.addi %[[C2]], %[[SEVEN]] : index
 // CHECK-NEXT: %[[LASTIN:.*]] = arith.cmpi ult, %[[LAST]], %[[SIZES]]#1 : index
 // CHECK-NEXT: %[[IN:.*]] = arith.andi %[[ROWIN]], %[[LASTIN]] : i1
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xbf16>
@@ -159,7 +157,7 @@ func.func @local_row_major() {
 // CHECK-NEXT: } else {
 // CHECK-NEXT: %[[E0P:.*]] = llvm.getelementptr %[[P]][0] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
 // CHECK-NEXT: %{{.*}} = arith.constant 0 : index
-// CHECK-NEXT: %[[C0:.*]] = arith.addi %[[C]], %{{.*}} : index
+// CHECK-NEXT: %[[C0:.*]] = arith.addi %[[C2]], %{{.*}} : index
 // CHECK-NEXT: %[[C0IN:.*]] = arith.cmpi ult, %[[C0]], %[[SIZES]]#1 : index
 // CHECK-NEXT: %[[E0IN:.*]] = arith.andi %[[ROWIN]], %[[C0IN]] : i1
 // CHECK-NEXT: %[[F0:.*]] = vector.extract %[[ZERO]][0] : bf16 from vector<8xbf16>
@@ -184,34 +182,24 @@ func.func @global_load(%g: memref<?x?xbf16>, %i: index, %j: index) {
 
 // A global store of a #tle.mma bf16 tile: (col, col+1) pairs as 4-byte
 // vectors when both columns are in bounds, else each element under its
-// own check (an element past the row end is never written).
+// own check (an element past the row end is never written). The pair of
+// row + 8 is 8 rows of the dynamic stride further: one product, then a
+// pointer offset.
 // CHECK-LABEL: func.func @global_store
 // CHECK: scf.for {{.*}} iter_args(%[[X:.*]] = %{{.*}}) -> (vector<4xbf16>)
-// CHECK: %[[ROW0:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
-// CHECK: arith.muli %[[COL0:[0-9a-z_]+]], %strides#1 : index
 // CHECK: %[[P0:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK: %[[ROW0:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK-NEXT: %[[COL0:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[LAST0:.*]] = arith.addi %[[COL0]], %[[ONE]] : index
 // CHECK-NEXT: %[[LAST0IN:.*]] = arith.cmpi ult, %[[LAST0]], %{{.*}}#1 : index
 // CHECK-NEXT: %[[IN0:.*]] = arith.andi %[[ROW0]], %[[LAST0IN]] : i1
-// CHECK: %[[P1:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<1>
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK-NEXT: %[[ROWS8:.*]] = arith.muli %[[EIGHT]], %{{.*}}#0 : index
+// CHECK: %[[P1:.*]] = llvm.getelementptr %[[P0]][%{{.*}}] : (!llvm.ptr<1>, i64) -> !llvm.ptr<1>, i8
 // CHECK: %[[IN1:.*]] = arith.andi %{{.*}}, %{{.*}} : i1
-// CHECK-NEXT: %[[V0:.*]] = vector.shuffle %[[X]], %[[X]] [0, 1] : vector<4xbf16>, vector<4xbf16>
+// CHECK: %[[V0:.*]] = vector.shuffle %[[X]], %[[X]] [0, 1] : vector<4xbf16>, vector<4xbf16>
 // CHECK-NEXT: scf.if %[[IN0]] {
-// CHECK-NEXT: llvm.store %[[V0]], %[[P0]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
-// CHECK-NEXT: } else {
-// CHECK-NEXT: %[[E0P:.*]] = llvm.getelementptr %[[P0]][0] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
-// CHECK: %[[E0IN:.*]] = arith.andi %[[ROW0]], %{{.*}} : i1
-// CHECK-NEXT: %[[E0:.*]] = vector.extract %[[V0]][0] : bf16 from vector<2xbf16>
-// CHECK-NEXT: scf.if %[[E0IN]] {
-// CHECK-NEXT: llvm.store %[[E0]], %[[E0P]] {alignment = 2 : i64} : bf16, !llvm.ptr<1>
-// CHECK-NEXT: }
-// CHECK: llvm.getelementptr %[[P0]][1] : (!llvm.ptr<1>) -> !llvm.ptr<1>, bf16
-// CHECK: %[[V1:.*]] = vector.shuffle %[[X]], %[[X]] [2, 3] : vector<4xbf16>, vector<4xbf16>
-// CHECK-NEXT: scf.if %[[IN1]] {
-// CHECK-NEXT: llvm.store %[[V1]], %[[P1]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<1>
-// CHECK-NEXT: } else {
-// CHECK: scf.yield %[[X]]
 #acc = #tle.mma<warp_groups = [1, 1]>
 func.func @global_store(%g: memref<?x?xbf16>, %i: index, %j: index, %n: index) {
   %c0 = arith.constant 0 : index
@@ -229,18 +217,20 @@ func.func @global_store(%g: memref<?x?xbf16>, %i: index, %j: index, %n: index) {
 // #tle.blocked admits per_thread = [1, 6]: a thread's run is 6 bf16 =
 // 12 bytes at byte offset 12 x t of its row, so its address is only 4-byte
 // aligned. Accesses are powers of two no wider than the run's alignment:
-// three 2-element (4-byte) loads at columns +0, +2, +4, each `alignment = 4`.
+// three 2-element (4-byte) loads at columns +0, +2, +4, each `alignment = 4`,
+// at byte offsets 0, 4 and 8 from the thread's first element.
 // CHECK-LABEL: func.func @blocked_run_not_power_of_two
 // CHECK: %[[T:.*]] = arith.remui %{{.*}}, %c16{{.*}} : index
 // CHECK-NEXT: %[[SIX:.*]] = arith.constant 6 : index
 // CHECK-NEXT: %[[PIECEOFF:.*]] = arith.muli %[[T]], %[[SIX]] : index
 // CHECK-NEXT: %[[COLBASE:.*]] = arith.addi %{{.*}}, %[[PIECEOFF]] : index
-// CHECK: arith.addi %[[COLBASE]], %c0{{.*}} : index
-// CHECK: arith.addi %[[COLBASE]], %c2{{.*}} : index
-// CHECK: arith.addi %[[COLBASE]], %c4{{.*}} : index
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
-// CHECK: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK: arith.muli %[[COLBASE]], %c1{{.*}} : index
+// CHECK: %[[P:.*]] = llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[P4:.*]] = llvm.getelementptr %[[P]][4] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: %[[P8:.*]] = llvm.getelementptr %[[P]][8] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: llvm.load %[[P]] {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK: llvm.load %[[P4]] {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
+// CHECK: llvm.load %[[P8]] {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
 // CHECK-NOT: llvm.load
 // CHECK: vector.from_elements {{.*}} : vector<6xbf16>
 #blk = #tle.blocked<per_thread = [1, 6], threads = [2, 16], warps = [1, 1]>

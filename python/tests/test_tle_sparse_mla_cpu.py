@@ -52,7 +52,7 @@ def test_arguments_of_a_call():
     """What a call hands the runtime, in the kernel's signature order."""
     q, kv, idx = _inputs(h=128, noncontiguous_q=True)
     values, grid, (out, maxl, lse) = tle_kernel.launch_values(q, kv, idx)
-    assert grid == (8, 2, 1)
+    assert grid == (16, 1, 1)
     assert out.shape == (8, 128, 512) and out.dtype == torch.bfloat16
     assert maxl.shape == lse.shape == (8, 128) and lse.dtype == torch.float32
     assert values[6] == pytest.approx(1 / math.sqrt(576))
@@ -96,7 +96,7 @@ def test_batched_inputs_and_given_outputs():
     given = (torch.empty(2, 8, 64, 512, dtype=torch.bfloat16),
              torch.empty(2, 8, 64), torch.empty(2, 8, 64))
     values, grid, outputs = tle_kernel.launch_values(q, kv, idx, 0.5, out=given)
-    assert grid == (8, 1, 2) and outputs == given
+    assert grid == (8, 2, 1) and outputs == given
     assert values[3] is given[0] and values[6] == 0.5
 
 

@@ -724,7 +724,7 @@ func.func @b_columns_per_warp_group(%acc: tensor<64x64xf32, #acc>) {
 func.func @read_in_flight(%acc: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
   %a = tle.shared_alloc : memref<64x64xbf16, #sw>
   %b = tle.shared_alloc : memref<64x64xbf16, #sw>
-  // expected-error @+1 {{'tle.wgmma' op result is read by 'arith.addf' before a tle.wgmma_wait returns it}}
+  // expected-error @+1 {{'tle.wgmma' op result is read by the arith.addf at line 729 while the multiply may still write it}}
   %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
   %e = arith.addf %d, %d : tensor<64x64xf32, #acc>
   return %e : tensor<64x64xf32, #acc>
@@ -1002,4 +1002,40 @@ func.func @load_padding_type(%m: memref<?xi32>, %i: index) {
   // expected-error @below {{'tle.load' op padding -1.000000e+00 : f32 is not of the element type 'i32'}}
   %t = tle.load %m[%i] padding(-1.0 : f32) : memref<?xi32> -> tensor<64xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>
   return
+}
+
+// -----
+
+// pending(1) leaves the last multiply running: its accumulator is still in
+// flight after the wait, here read by an add.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @read_after_pending_1(%acc: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+  // expected-error-re @+1 {{'tle.wgmma_wait' op result is read by the arith.addf at line {{[0-9]+}} while the multiply may still write it}}
+  %r = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+  %e = arith.addf %r, %r : tensor<64x64xf32, #acc>
+  return %e : tensor<64x64xf32, #acc>
+}
+
+// -----
+
+// The same through a loop: the in-flight result is carried by the yield and
+// read after the loop without a wait that retires it.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @carried_in_flight(%acc: tensor<64x64xf32, #acc>, %n: index) -> tensor<64x64xf32, #acc> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%x = %acc) -> tensor<64x64xf32, #acc> {
+    %d = tle.wgmma %a, %b, %x : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    // expected-error-re @+1 {{'tle.wgmma_wait' op result is read by the func.return at line {{[0-9]+}} while the multiply may still write it}}
+    %r = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+    scf.yield %r : tensor<64x64xf32, #acc>
+  }
+  return %sum : tensor<64x64xf32, #acc>
 }

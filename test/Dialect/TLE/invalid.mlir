@@ -1039,3 +1039,45 @@ func.func @carried_in_flight(%acc: tensor<64x64xf32, #acc>, %n: index) -> tensor
   }
   return %sum : tensor<64x64xf32, #acc>
 }
+
+// -----
+
+// Ops that move elements through memory or registers need their size;
+// index has none (the distribution pass used to crash on it).
+func.func @load_index(%m: memref<?xindex>, %i: index) {
+  // expected-error @below {{'tle.load' op tensor has 'index' elements, which have no fixed size; use an integer or float type (i32 or i64 for an index)}}
+  %t = tle.load %m[%i] : memref<?xindex> -> tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>
+  return
+}
+
+// -----
+
+func.func @store_index(%m: memref<?xindex>, %t: tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>, %i: index) {
+  // expected-error @below {{'tle.store' op tensor has 'index' elements, which have no fixed size}}
+  tle.store %t, %m[%i] : tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>, memref<?xindex>
+  return
+}
+
+// -----
+
+func.func @local_load_index(%s: memref<128xindex, 3>) {
+  // expected-error @below {{'tle.local_load' op tensor has 'index' elements, which have no fixed size}}
+  %t = tle.local_load %s : memref<128xindex, 3> -> tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>
+  return
+}
+
+// -----
+
+func.func @wgmma_wait_index(%t: tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>>) {
+  // expected-error @below {{'tle.wgmma_wait' op input has 'index' elements, which have no fixed size}}
+  %r = tle.wgmma_wait %t pending(0) : tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>>
+  return
+}
+
+// -----
+
+func.func @convert_layout_index(%t: tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>>) {
+  // expected-error @below {{'tle.convert_layout' op source has 'index' elements, which have no fixed size}}
+  %r = tle.convert_layout %t : tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>> -> tensor<64x64xindex, #tle.blocked<per_thread = [1, 8], threads = [8, 4], warps = [4, 1]>>
+  return
+}

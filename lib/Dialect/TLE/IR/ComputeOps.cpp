@@ -5,6 +5,7 @@
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -16,6 +17,19 @@ static LogicalResult verifyDistributed(Operation *op, Type type,
   auto tensor = cast<RankedTensorType>(type);
   return verifyDistributedType(
       tensor, [&] { return op->emitOpError() << role << ": "; });
+}
+
+/// Ops that move elements through memory or tie them to registers need
+/// their size; `index` has none until the target is known.
+static LogicalResult verifyHasBitWidth(Operation *op, Type type,
+                                       StringRef role) {
+  Type element = getElementTypeOrSelf(type);
+  if (element.isIntOrFloat())
+    return success();
+  return op->emitOpError()
+         << role << " has " << element
+         << " elements, which have no fixed size; use an integer or float "
+            "type (i32 or i64 for an index)";
 }
 
 /// Elements of one swizzle row (the chunk width of #tle.shared).
@@ -170,7 +184,8 @@ LogicalResult WgmmaWaitOp::verify() {
   if (getPending() < 0 || getPending() > 7)
     return emitOpError("pending must be in 0..7, got ") << getPending();
   for (Type type : getInputs().getTypes())
-    if (failed(verifyDistributed(*this, type, "input")))
+    if (failed(verifyDistributed(*this, type, "input")) ||
+        failed(verifyHasBitWidth(*this, type, "input")))
       return failure();
   // With pending(n) the last n multiplies run on: an accumulator of one of
   // them is still in flight after the wait.
@@ -222,7 +237,8 @@ LogicalResult BroadcastOp::verify() {
 LogicalResult ConvertLayoutOp::verify() {
   RankedTensorType from = getSource().getType(), to = getResult().getType();
   if (failed(verifyDistributed(*this, from, "source")) ||
-      failed(verifyDistributed(*this, to, "result")))
+      failed(verifyDistributed(*this, to, "result")) ||
+      failed(verifyHasBitWidth(*this, from, "source")))
     return failure();
   if (from.getShape() != to.getShape() ||
       from.getElementType() != to.getElementType())
@@ -262,7 +278,8 @@ LogicalResult SplatOp::verify() {
 /// it.
 static LogicalResult verifyLocalAccess(Operation *op, RankedTensorType tensor,
                                        MemRefType buffer) {
-  if (failed(verifyDistributed(op, tensor, "tensor")))
+  if (failed(verifyDistributed(op, tensor, "tensor")) ||
+      failed(verifyHasBitWidth(op, tensor, "tensor")))
     return failure();
   if (!isSharedMemorySpace(buffer.getMemorySpace()))
     return op->emitOpError("expects a shared-memory buffer, got ") << buffer;
@@ -291,7 +308,8 @@ LogicalResult LocalStoreOp::verify() {
 /// Checks a global tile access.
 static LogicalResult verifyGlobalAccess(Operation *op, RankedTensorType tensor,
                                         MemRefType memory, size_t numIndices) {
-  if (failed(verifyDistributed(op, tensor, "tensor")))
+  if (failed(verifyDistributed(op, tensor, "tensor")) ||
+      failed(verifyHasBitWidth(op, tensor, "tensor")))
     return failure();
   if (isSharedMemorySpace(memory.getMemorySpace()))
     return op->emitOpError("accesses global memory; use tle.local_load or "

@@ -196,6 +196,22 @@ SmallVector<SlotWrite> tle::collectOneShotWrites(CommitOp commit) {
   });
 }
 
+Value tle::getViewedBuffer(Value view) {
+  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
+    view = viewLike.getViewSource();
+  auto result = dyn_cast<OpResult>(view);
+  auto lifecycle =
+      dyn_cast_if_present<PipeLifecycleOpInterface>(view.getDefiningOp());
+  if (!result || !lifecycle)
+    return {};
+  PipeOp pipe = lifecycle.getPipeOp();
+  unsigned index = result.getResultNumber();
+  if (isa<WaitOp>(*lifecycle))
+    index = pipe.getReaderFields(
+        pipe.lookupReader(lifecycle.getReaderAttr().getValue()))[index];
+  return pipe.getBuffers()[index];
+}
+
 bool tle::isReadByAsyncProxy(Value view) {
   for (Value alias : getAliases(view))
     for (Operation *user : alias.getUsers())

@@ -65,6 +65,10 @@ SmallVector<SlotWrite> collectSlotWrites(AcquireOp acquire);
 /// pipe before `commit`.
 SmallVector<SlotWrite> collectOneShotWrites(CommitOp commit);
 
+/// The pipe buffer whose slot `view` shows: `view` comes, through view-like
+/// ops, from a tle.acquire or tle.wait. Null for any other memref.
+Value getViewedBuffer(Value view);
+
 /// Whether `view` (or a view derived from it) is read through the async
 /// proxy (tensor-core descriptors, TMA stores) by some user.
 bool isReadByAsyncProxy(Value view);

@@ -1042,6 +1042,27 @@ func.func @carried_in_flight(%acc: tensor<64x64xf32, #acc>, %n: index) -> tensor
 
 // -----
 
+// A wgmma needs its partition to be whole warp groups.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @tle_wgmma_needs_warp_group(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{partition 'mma' issues warp-group MMA but has 2 warps; warp-group MMA needs a multiple of 4 warps}}
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition "mma" warps(2) {
+    %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    %r = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // Ops that move elements through memory or registers need their size;
 // index has none (the distribution pass used to crash on it).
 func.func @load_index(%m: memref<?xindex>, %i: index) {

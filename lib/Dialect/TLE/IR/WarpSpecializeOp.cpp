@@ -298,8 +298,8 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
     if (getPartitionNumWarps()[i] % TLEDialect::kWarpsPerWarpGroup == 0)
       continue;
     WalkResult found = getPartitionRegion(i).walk([](Operation *op) {
-      return isa<NVVM::WgmmaMmaAsyncOp>(op) ? WalkResult::interrupt()
-                                            : WalkResult::advance();
+      return isa<WgmmaOp, NVVM::WgmmaMmaAsyncOp>(op) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
     });
     if (found.wasInterrupted())
       return emitOpErrorAtHead(*this)

@@ -61,6 +61,10 @@ struct SlotWrite {
 /// before its matching commit. Views are followed through view-like ops.
 SmallVector<SlotWrite> collectSlotWrites(AcquireOp acquire);
 
+/// The ops (nested ones included) that write the slot views of `wait`
+/// before its reader's matching release; `field` indexes the pipe's fields.
+SmallVector<SlotWrite> collectReaderWrites(WaitOp wait);
+
 /// The ops in the writer partition that write the buffers of a one_shot
 /// pipe before `commit`.
 SmallVector<SlotWrite> collectOneShotWrites(CommitOp commit);

@@ -42,7 +42,7 @@ void tle::registerKernelDialects(DialectRegistry &registry) {
 void tle::buildDeriveSyncPipeline(OpPassManager &pm,
                                   const TLEToLLVMOptions &options) {
   if (options.verifyPipes)
-    pm.addPass(createTLEVerifyPipes());
+    pm.addPass(createTLEVerifyPipes({options.strictPipes}));
   pm.addPass(createTLEInferArriveCounts());
   pm.addPass(createTLEAssignPipePhases());
 }
@@ -70,29 +70,40 @@ void tle::buildTLEToLLVMPipeline(OpPassManager &pm,
 }
 
 namespace {
-/// The command-line form of TLEToLLVMOptions.
-struct TLEToLLVMPipelineOptions
-    : public PassPipelineOptions<TLEToLLVMPipelineOptions> {
+/// The command-line form of TLEToLLVMOptions, for both pipelines.
+struct TLEPipelineOptions : public PassPipelineOptions<TLEPipelineOptions> {
   Option<bool> verifyPipes{
       *this, "verify-pipes",
       llvm::cl::desc("Check the pipe protocol first (turn off only to build "
                      "a deliberately broken kernel for a test)"),
       llvm::cl::init(true)};
+  Option<bool> strictPipes{
+      *this, "strict-pipes",
+      llvm::cl::desc("Report what the protocol check cannot prove as "
+                     "errors, not warnings"),
+      llvm::cl::init(false)};
+
+  tle::TLEToLLVMOptions get() const {
+    tle::TLEToLLVMOptions options;
+    options.verifyPipes = verifyPipes;
+    options.strictPipes = strictPipes;
+    return options;
+  }
 };
 } // namespace
 
 void tle::registerTLEPipelines() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<TLEPipelineOptions>(
       "tle-derive-sync",
       "Check the pipe protocol, derive barriers and counts, assign slots and "
       "parities",
-      [](OpPassManager &pm) { buildDeriveSyncPipeline(pm); });
-  PassPipelineRegistration<TLEToLLVMPipelineOptions>(
+      [](OpPassManager &pm, const TLEPipelineOptions &cl) {
+        buildDeriveSyncPipeline(pm, cl.get());
+      });
+  PassPipelineRegistration<TLEPipelineOptions>(
       "tle-to-llvm",
       "Lower TLE kernels all the way to the LLVM dialect with NVVM",
-      [](OpPassManager &pm, const TLEToLLVMPipelineOptions &cl) {
-        TLEToLLVMOptions options;
-        options.verifyPipes = cl.verifyPipes;
-        buildTLEToLLVMPipeline(pm, options);
+      [](OpPassManager &pm, const TLEPipelineOptions &cl) {
+        buildTLEToLLVMPipeline(pm, cl.get());
       });
 }

@@ -15,6 +15,8 @@ struct TLEToLLVMOptions {
   /// protocol is wrong still lowers, and deadlocks on the GPU (the runtime's
   /// watchdog test needs one).
   bool verifyPipes = true;
+  /// Makes tle-verify-pipes report what it cannot prove as errors.
+  bool strictPipes = false;
 };
 
 /// The protocol check, the barriers and their counts, the slots and

@@ -39,6 +39,7 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/Support/Debug.h"
@@ -77,6 +78,10 @@ static LogicalResult checkLowerable(Operation *op) {
       }))
     return op->emitOpError("produces a distributed tensor; run "
                            "--tle-distribute-tensors first");
+  if (auto alloc = dyn_cast<SharedAllocOp>(op);
+      alloc && !alloc->getParentOfType<FunctionOpInterface>())
+    return alloc.emitOpError("is outside every kernel function; shared "
+                             "memory belongs to a kernel");
   if (auto alloc = dyn_cast<SharedAllocOp>(op); alloc && !alloc.getOffset())
     return alloc.emitOpError(
         "has no offset; run --tle-allocate-shared-memory first");
@@ -97,6 +102,24 @@ static LogicalResult checkPreconditions(ModuleOp module) {
     ok = false;
     // An op nested in one already reported adds no information.
     return WalkResult::skip();
+  });
+  return success(ok);
+}
+
+/// A function argument of a type the kernel ABI has no place for (an
+/// nvgpu descriptor, a tensor) would fail the conversion of the whole
+/// function; name the argument instead.
+static LogicalResult checkSignatures(ModuleOp module,
+                                     const TypeConverter &converter) {
+  bool ok = true;
+  module.walk([&](func::FuncOp func) {
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (!converter.convertType(type)) {
+        func.emitOpError("argument ")
+            << i << " of @" << func.getName() << " has type " << type
+            << ", which a kernel cannot take as a parameter";
+        ok = false;
+      }
   });
   return success(ok);
 }
@@ -256,6 +279,8 @@ struct ConvertTLEToNVVMPass
     LowerToLLVMOptions options(context, DataLayout(module));
     LLVMTypeConverter converter(context, options);
     configureTypeConverter(converter);
+    if (failed(checkSignatures(module, converter)))
+      return signalPassFailure();
     RewritePatternSet patterns(context);
     populatePatterns(converter, patterns);
     ConversionTarget target(*context);

@@ -135,3 +135,18 @@ func.func @scf_left(%n: index) {
   }
   return
 }
+
+// -----
+
+// Outside a function no pass places a buffer (found by the fuzz target).
+// expected-error @below {{'tle.shared_alloc' op is outside every kernel function; shared memory belongs to a kernel}}
+%outside = tle.shared_alloc : memref<2x128xf32, 3>
+
+// -----
+
+// A parameter the kernel ABI has no place for is named, rather than the
+// whole function failing to legalize (found by the fuzz target).
+// expected-error @below {{'func.func' op argument 0 of @descriptor_argument has type '!nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>', which a kernel cannot take as a parameter}}
+func.func @descriptor_argument(%d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+  return
+}

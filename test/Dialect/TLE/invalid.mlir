@@ -744,7 +744,7 @@ func.func @b_columns_per_warp_group(%acc: tensor<64x64xf32, #acc>) {
 func.func @read_in_flight(%acc: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
   %a = tle.shared_alloc : memref<64x64xbf16, #sw>
   %b = tle.shared_alloc : memref<64x64xbf16, #sw>
-  // expected-error @+1 {{'tle.wgmma' op result is read by 'arith.addf' before a tle.wgmma_wait returns it}}
+  // expected-error @+1 {{'tle.wgmma' op result is read by the arith.addf at line 729 while the multiply may still write it}}
   %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
   %e = arith.addf %d, %d : tensor<64x64xf32, #acc>
   return %e : tensor<64x64xf32, #acc>
@@ -1057,5 +1057,104 @@ func.func @gather_rows_prefetch(%src: memref<?x64xbf16>, %first: index) {
   // expected-error @+1 {{prefetches 64, 128 or 256 bytes into L2, not 512}}
   tle.gather_rows %src from %first into %dst l2_prefetch = 512
       : memref<?x64xbf16>, memref<64x64xbf16, 3>
+  return
+}
+
+// -----
+
+// pending(1) leaves the last multiply running: its accumulator is still in
+// flight after the wait, here read by an add.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @read_after_pending_1(%acc: tensor<64x64xf32, #acc>) -> tensor<64x64xf32, #acc> {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+  // expected-error-re @+1 {{'tle.wgmma_wait' op result is read by the arith.addf at line {{[0-9]+}} while the multiply may still write it}}
+  %r = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+  %e = arith.addf %r, %r : tensor<64x64xf32, #acc>
+  return %e : tensor<64x64xf32, #acc>
+}
+
+// -----
+
+// The same through a loop: the in-flight result is carried by the yield and
+// read after the loop without a wait that retires it.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @carried_in_flight(%acc: tensor<64x64xf32, #acc>, %n: index) -> tensor<64x64xf32, #acc> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%x = %acc) -> tensor<64x64xf32, #acc> {
+    %d = tle.wgmma %a, %b, %x : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    // expected-error-re @+1 {{'tle.wgmma_wait' op result is read by the func.return at line {{[0-9]+}} while the multiply may still write it}}
+    %r = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+    scf.yield %r : tensor<64x64xf32, #acc>
+  }
+  return %sum : tensor<64x64xf32, #acc>
+}
+
+// -----
+
+// A wgmma needs its partition to be whole warp groups.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @tle_wgmma_needs_warp_group(%acc: tensor<64x64xf32, #acc>) {
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  // expected-error @+1 {{partition 'mma' issues warp-group MMA but has 2 warps; warp-group MMA needs a multiple of 4 warps}}
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition "mma" warps(2) {
+    %d = tle.wgmma %a, %b, %acc : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    %r = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Ops that move elements through memory or registers need their size;
+// index has none (the distribution pass used to crash on it).
+func.func @load_index(%m: memref<?xindex>, %i: index) {
+  // expected-error @below {{'tle.load' op tensor has 'index' elements, which have no fixed size; use an integer or float type (i32 or i64 for an index)}}
+  %t = tle.load %m[%i] : memref<?xindex> -> tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>
+  return
+}
+
+// -----
+
+func.func @store_index(%m: memref<?xindex>, %t: tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>, %i: index) {
+  // expected-error @below {{'tle.store' op tensor has 'index' elements, which have no fixed size}}
+  tle.store %t, %m[%i] : tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>, memref<?xindex>
+  return
+}
+
+// -----
+
+func.func @local_load_index(%s: memref<128xindex, 3>) {
+  // expected-error @below {{'tle.local_load' op tensor has 'index' elements, which have no fixed size}}
+  %t = tle.local_load %s : memref<128xindex, 3> -> tensor<128xindex, #tle.blocked<per_thread = [1], threads = [32], warps = [4]>>
+  return
+}
+
+// -----
+
+func.func @wgmma_wait_index(%t: tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>>) {
+  // expected-error @below {{'tle.wgmma_wait' op input has 'index' elements, which have no fixed size}}
+  %r = tle.wgmma_wait %t pending(0) : tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>>
+  return
+}
+
+// -----
+
+func.func @convert_layout_index(%t: tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>>) {
+  // expected-error @below {{'tle.convert_layout' op source has 'index' elements, which have no fixed size}}
+  %r = tle.convert_layout %t : tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>> -> tensor<64x64xindex, #tle.blocked<per_thread = [1, 8], threads = [8, 4], warps = [4, 1]>>
   return
 }

@@ -219,11 +219,15 @@ func.func @wgmma(%acc: tensor<128x256xf32, #acc>,
   %d2 = tle.wgmma %areg, %b, %acc
       : tensor<128x64xbf16, #opnd>, memref<64x256xbf16, #sw128>,
         tensor<128x256xf32, #acc>
+  // pending(1) retires %d1, which %d2 follows, but not %d2: its result
+  // stays in flight until pending(0).
   // CHECK: %[[W:.*]]:2 = tle.wgmma_wait %[[D1]], %[[D2]] pending(1) : tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>, tensor<128x256xf32, #tle.mma<warp_groups = [2, 1]>>
   %w:2 = tle.wgmma_wait %d1, %d2 pending(1)
       : tensor<128x256xf32, #acc>, tensor<128x256xf32, #acc>
-  // CHECK: return %[[W]]#0, %[[W]]#1
-  return %w#0, %w#1 : tensor<128x256xf32, #acc>, tensor<128x256xf32, #acc>
+  // CHECK: %[[L:.*]] = tle.wgmma_wait %[[W]]#1 pending(0)
+  %last = tle.wgmma_wait %w#1 pending(0) : tensor<128x256xf32, #acc>
+  // CHECK: return %[[W]]#0, %[[L]]
+  return %w#0, %last : tensor<128x256xf32, #acc>, tensor<128x256xf32, #acc>
 }
 
 // Row statistics and back: reduce to the slice layout, broadcast to the

@@ -179,6 +179,30 @@ SmallVector<SlotWrite> tle::collectSlotWrites(AcquireOp acquire) {
   });
 }
 
+SmallVector<SlotWrite> tle::collectReaderWrites(WaitOp wait) {
+  Operation *release = nullptr;
+  for (Operation *op = wait->getNextNode(); op && !release;
+       op = op->getNextNode())
+    if (auto r = dyn_cast<ReleaseOp>(op);
+        r && r.getPipe() == wait.getPipe() &&
+        r.getReader() == wait.getReader() &&
+        isSameIteration(r.getIteration(), wait.getIteration()))
+      release = r;
+  Block *block = wait->getBlock();
+  SmallVector<SlotWrite> writes =
+      collectWrites(wait.getViews(), [&](Operation *user) {
+        Operation *ancestor = block->findAncestorOpInBlock(*user);
+        return ancestor && wait->isBeforeInBlock(ancestor) &&
+               (!release || ancestor->isBeforeInBlock(release));
+      });
+  PipeOp pipe = cast<PipeLifecycleOpInterface>(wait.getOperation()).getPipeOp();
+  SmallVector<unsigned> fields =
+      pipe.getReaderFields(pipe.lookupReader(wait.getReader()));
+  for (SlotWrite &write : writes)
+    write.field = fields[write.field];
+  return writes;
+}
+
 SmallVector<SlotWrite> tle::collectOneShotWrites(CommitOp commit) {
   auto ws = commit->getParentOfType<WarpSpecializeOp>();
   std::optional<unsigned> partition =
@@ -194,6 +218,22 @@ SmallVector<SlotWrite> tle::collectOneShotWrites(CommitOp commit) {
     Operation *ancestor = commit->getBlock()->findAncestorOpInBlock(*user);
     return !ancestor || ancestor->isBeforeInBlock(commit);
   });
+}
+
+Value tle::getViewedBuffer(Value view) {
+  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
+    view = viewLike.getViewSource();
+  auto result = dyn_cast<OpResult>(view);
+  auto lifecycle =
+      dyn_cast_if_present<PipeLifecycleOpInterface>(view.getDefiningOp());
+  if (!result || !lifecycle)
+    return {};
+  PipeOp pipe = lifecycle.getPipeOp();
+  unsigned index = result.getResultNumber();
+  if (isa<WaitOp>(*lifecycle))
+    index = pipe.getReaderFields(
+        pipe.lookupReader(lifecycle.getReaderAttr().getValue()))[index];
+  return pipe.getBuffers()[index];
 }
 
 bool tle::isReadByAsyncProxy(Value view) {

@@ -1,10 +1,13 @@
 //===- ComputeOps.cpp - Verifiers of TLE's tile compute ops ---------------===//
 
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/Layouts.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tle;
@@ -16,6 +19,19 @@ static LogicalResult verifyDistributed(Operation *op, Type type,
   auto tensor = cast<RankedTensorType>(type);
   return verifyDistributedType(
       tensor, [&] { return op->emitOpError() << role << ": "; });
+}
+
+/// Ops that move elements through memory or tie them to registers need
+/// their size; `index` has none until the target is known.
+static LogicalResult verifyHasBitWidth(Operation *op, Type type,
+                                       StringRef role) {
+  Type element = getElementTypeOrSelf(type);
+  if (element.isIntOrFloat())
+    return success();
+  return op->emitOpError()
+         << role << " has " << element
+         << " elements, which have no fixed size; use an integer or float "
+            "type (i32 or i64 for an index)";
 }
 
 /// Elements of one swizzle row (the chunk width of #tle.shared).
@@ -47,13 +63,56 @@ static LogicalResult verifySwizzledTile(Operation *op, MemRefType type,
 // tle.wgmma, tle.wgmma_wait
 //===----------------------------------------------------------------------===//
 
-/// Whether `op` may consume the result of a tle.wgmma before a
-/// tle.wgmma_wait has returned it.
-static bool mayUseInFlightAccumulator(OpOperand &use) {
-  Operation *user = use.getOwner();
-  if (auto wgmma = dyn_cast<WgmmaOp>(user))
-    return use.get() == wgmma.getAcc() && use.get() != wgmma.getA();
-  return isa<WgmmaWaitOp, scf::YieldOp>(user);
+/// Whether `wait` retires the multiply whose accumulator is `input`: the
+/// multiply's group is older than the `pending` groups it lets run on. Only
+/// multiplies issued in the wait's block, after the input's, count.
+static bool retires(WgmmaWaitOp wait, Value input) {
+  auto wgmma = input.getDefiningOp<WgmmaOp>();
+  if (wait.getPending() == 0)
+    return true;
+  if (!wgmma || wgmma->getBlock() != wait->getBlock())
+    return false;
+  int64_t issued = 0;
+  for (Operation *op = wgmma->getNextNode(); op && op != wait;
+       op = op->getNextNode())
+    issued += isa<WgmmaOp>(op);
+  return issued >= wait.getPending();
+}
+
+/// Checks that `value`, an accumulator a multiply may still be writing,
+/// reaches only ops that leave it in flight: the accumulator of another
+/// tle.wgmma, a tle.wgmma_wait, or a yield (whose loop or branch results
+/// are then in flight too).
+static LogicalResult verifyInFlightUses(Operation *op, Value value) {
+  SetVector<Value> inFlight;
+  inFlight.insert(value);
+  for (unsigned i = 0; i < inFlight.size(); ++i) {
+    for (OpOperand &use : inFlight[i].getUses()) {
+      Operation *user = use.getOwner();
+      if (auto wgmma = dyn_cast<WgmmaOp>(user);
+          wgmma && use.get() == wgmma.getAcc() && use.get() != wgmma.getA())
+        continue;
+      if (isa<WgmmaWaitOp>(user))
+        continue;
+      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        unsigned index = use.getOperandNumber();
+        Operation *parent = yield->getParentOp();
+        if (auto loop = dyn_cast<scf::ForOp>(parent))
+          inFlight.insert(loop.getRegionIterArgs()[index]);
+        if (isa<scf::ForOp, scf::IfOp>(parent)) {
+          inFlight.insert(parent->getResult(index));
+          continue;
+        }
+      }
+      return op->emitOpError("result is read by ")
+             << describeOp(user)
+             << " while the multiply may still write it; only another "
+                "tle.wgmma (as its accumulator), a tle.wgmma_wait or a "
+                "loop's yield may take it before a tle.wgmma_wait retires "
+                "the multiply";
+    }
+  }
+  return success();
 }
 
 LogicalResult WgmmaOp::verify() {
@@ -118,12 +177,7 @@ LogicalResult WgmmaOp::verify() {
            << n / grid[1] << " columns of an N-major B must be whole "
            << getSwizzleWidth(bType) << "-element swizzle rows";
 
-  for (OpOperand &use : getResult().getUses())
-    if (!mayUseInFlightAccumulator(use))
-      return emitOpError("result is read by '")
-             << use.getOwner()->getName()
-             << "' before a tle.wgmma_wait returns it";
-  return success();
+  return verifyInFlightUses(*this, getResult());
 }
 
 LogicalResult WgmmaWaitOp::verify() {
@@ -132,7 +186,13 @@ LogicalResult WgmmaWaitOp::verify() {
   if (getPending() < 0 || getPending() > 7)
     return emitOpError("pending must be in 0..7, got ") << getPending();
   for (Type type : getInputs().getTypes())
-    if (failed(verifyDistributed(*this, type, "input")))
+    if (failed(verifyDistributed(*this, type, "input")) ||
+        failed(verifyHasBitWidth(*this, type, "input")))
+      return failure();
+  // With pending(n) the last n multiplies run on: an accumulator of one of
+  // them is still in flight after the wait.
+  for (auto [input, result] : llvm::zip(getInputs(), getResults()))
+    if (!retires(*this, input) && failed(verifyInFlightUses(*this, result)))
       return failure();
   return success();
 }
@@ -179,7 +239,8 @@ LogicalResult BroadcastOp::verify() {
 LogicalResult ConvertLayoutOp::verify() {
   RankedTensorType from = getSource().getType(), to = getResult().getType();
   if (failed(verifyDistributed(*this, from, "source")) ||
-      failed(verifyDistributed(*this, to, "result")))
+      failed(verifyDistributed(*this, to, "result")) ||
+      failed(verifyHasBitWidth(*this, from, "source")))
     return failure();
   if (from.getShape() != to.getShape() ||
       from.getElementType() != to.getElementType())
@@ -219,7 +280,8 @@ LogicalResult SplatOp::verify() {
 /// it.
 static LogicalResult verifyLocalAccess(Operation *op, RankedTensorType tensor,
                                        MemRefType buffer) {
-  if (failed(verifyDistributed(op, tensor, "tensor")))
+  if (failed(verifyDistributed(op, tensor, "tensor")) ||
+      failed(verifyHasBitWidth(op, tensor, "tensor")))
     return failure();
   if (!isSharedMemorySpace(buffer.getMemorySpace()))
     return op->emitOpError("expects a shared-memory buffer, got ") << buffer;
@@ -248,7 +310,8 @@ LogicalResult LocalStoreOp::verify() {
 /// Checks a global tile access.
 static LogicalResult verifyGlobalAccess(Operation *op, RankedTensorType tensor,
                                         MemRefType memory, size_t numIndices) {
-  if (failed(verifyDistributed(op, tensor, "tensor")))
+  if (failed(verifyDistributed(op, tensor, "tensor")) ||
+      failed(verifyHasBitWidth(op, tensor, "tensor")))
     return failure();
   if (isSharedMemorySpace(memory.getMemorySpace()))
     return op->emitOpError("accesses global memory; use tle.local_load or "

@@ -8,6 +8,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tle;
@@ -108,8 +109,13 @@ std::optional<int64_t> mlir::tle::getBufferByteSize(MemRefType type) {
   }
   if (!element.isIntOrFloat() || !type.hasStaticShape())
     return std::nullopt;
-  return type.getNumElements() * lanes *
-         llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  // Saturates, so that an absurd shape is reported as too large rather
+  // than wrapped into a plausible size.
+  uint64_t bytes = lanes * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  for (int64_t dim : type.getShape())
+    bytes = llvm::SaturatingMultiply(bytes, static_cast<uint64_t>(dim));
+  return static_cast<int64_t>(
+      std::min<uint64_t>(bytes, std::numeric_limits<int64_t>::max()));
 }
 
 bool mlir::tle::isSharedMemorySpace(Attribute memorySpace) {

@@ -1,5 +1,6 @@
 //===- WarpSpecializeOp.cpp - tle.warp_specialize and its terminators -----===//
 
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Support/Hopper.h"
@@ -198,8 +199,8 @@ static LogicalResult verifyWarpGroupBudgets(WarpSpecializeOp op,
       std::optional<unsigned> ownerBudget =
           owner ? op.getRequestedRegisters(*owner) : std::nullopt;
       if (ownerBudget && *requested != *ownerBudget)
-        return op.emitOpError("partitions '")
-               << op.getPartitionLabel(*owner) << "' and '"
+        return emitOpErrorAtHead(op)
+               << "partitions '" << op.getPartitionLabel(*owner) << "' and '"
                << op.getPartitionLabel(p) << "' share warp group " << group
                << " but request " << *ownerBudget << " and " << *requested
                << " registers; setmaxnreg sets one budget per warp group";
@@ -214,14 +215,17 @@ LogicalResult WarpSpecializeOp::verify() {
   if (getPartitionNames().size() != numPartitions ||
       getPartitionNumWarps().size() != numPartitions ||
       getRequestedRegisters().size() != numPartitions)
-    return emitOpError("needs a name, a warp count and a register request "
-                       "for each of its ")
+    return emitOpErrorAtHead(*this)
+           << "needs a name, a warp count and a register request "
+              "for each of its "
            << numPartitions << " partitions";
   if ((*this)->getParentOfType<WarpSpecializeOp>())
-    return emitOpError("cannot be nested in another tle.warp_specialize");
+    return emitOpErrorAtHead(*this)
+           << "cannot be nested in another tle.warp_specialize";
   if (numPartitions > hopper::kNumNamedBarriers - 1)
-    return emitOpError("has ")
-           << numPartitions << " partitions, but each partition needs a "
+    return emitOpErrorAtHead(*this)
+           << "has " << numPartitions
+           << " partitions, but each partition needs a "
            << "named barrier and a CTA has " << hopper::kNumNamedBarriers
            << " (id 0 is the CTA-wide barrier), so at most "
            << hopper::kNumNamedBarriers - 1 << " partitions fit";
@@ -230,32 +234,32 @@ LogicalResult WarpSpecializeOp::verify() {
   for (unsigned i = 0; i < numPartitions; ++i) {
     auto name = dyn_cast<StringAttr>(getPartitionNames()[i]);
     if (!name)
-      return emitOpError("partition names must be strings");
+      return emitOpErrorAtHead(*this) << "partition names must be strings";
     if (!name.getValue().empty() && !names.insert(name.getValue()).second)
-      return emitOpError("has two partitions named '")
-             << name.getValue() << "'";
+      return emitOpErrorAtHead(*this)
+             << "has two partitions named '" << name.getValue() << "'";
     int32_t warps = getPartitionNumWarps()[i];
     if (warps <= 0 || !llvm::isPowerOf2_32(warps))
-      return emitOpError("partition '")
-             << getPartitionLabel(i) << "' has " << warps
+      return emitOpErrorAtHead(*this)
+             << "partition '" << getPartitionLabel(i) << "' has " << warps
              << " warps; warps per partition must be a positive power of two";
     int32_t registers = getRequestedRegisters()[i];
     if (registers != 0 && (registers < hopper::kMinRegisters ||
                            registers > hopper::kMaxRegisters ||
                            registers % hopper::kRegisterGranule != 0))
-      return emitOpError("partition '")
-             << getPartitionLabel(i) << "' requests " << registers
-             << " registers; setmaxnreg takes a multiple of "
+      return emitOpErrorAtHead(*this)
+             << "partition '" << getPartitionLabel(i) << "' requests "
+             << registers << " registers; setmaxnreg takes a multiple of "
              << hopper::kRegisterGranule << " in " << hopper::kMinRegisters
              << ".." << hopper::kMaxRegisters;
   }
 
   WarpLayout layout = computeWarpLayout(*this);
   if (layout.numWarps > hopper::kMaxWarpsPerCTA)
-    return emitOpError("places its partitions on ")
-           << layout.numWarps << " warps (" << layout.getNumThreads()
-           << " threads) but a CTA holds at most " << hopper::kMaxWarpsPerCTA
-           << " warps";
+    return emitOpErrorAtHead(*this)
+           << "places its partitions on " << layout.numWarps << " warps ("
+           << layout.getNumThreads() << " threads) but a CTA holds at most "
+           << hopper::kMaxWarpsPerCTA << " warps";
   if (failed(verifyWarpGroupBudgets(*this, layout)))
     return failure();
   // Unrequested warp groups count at the smallest budget setmaxnreg allows:
@@ -271,9 +275,9 @@ LogicalResult WarpSpecializeOp::verify() {
   }
   unsigned threads = layout.getNumThreads();
   if (total > getRegisterCapacity(threads))
-    return emitOpError("register budgets need ")
-           << total << " registers per CTA (" << breakdown << "), over the "
-           << getRegisterCapacity(threads)
+    return emitOpErrorAtHead(*this)
+           << "register budgets need " << total << " registers per CTA ("
+           << breakdown << "), over the " << getRegisterCapacity(threads)
            << " that setmaxnreg can hand out: the CTA's " << threads
            << " threads start with " << getEntryRegisters(threads)
            << " registers each";
@@ -282,22 +286,23 @@ LogicalResult WarpSpecializeOp::verify() {
 
 LogicalResult WarpSpecializeOp::verifyRegions() {
   if (!isa<WarpYieldOp>(getDefaultRegion().front().getTerminator()))
-    return emitOpError("default region must end in tle.warp_yield");
+    return emitOpErrorAtHead(*this)
+           << "default region must end in tle.warp_yield";
   for (unsigned i = 1, e = getNumPartitions(); i < e; ++i)
     if (!isa<WarpReturnOp>(getPartitionRegion(i).front().getTerminator()))
-      return emitOpError("partition '")
-             << getPartitionLabel(i) << "' must end in tle.warp_return";
+      return emitOpErrorAtHead(*this) << "partition '" << getPartitionLabel(i)
+                                      << "' must end in tle.warp_return";
   for (unsigned i = 0, e = getNumPartitions(); i < e; ++i) {
     if (getPartitionNumWarps()[i] % hopper::kWarpsPerWarpGroup == 0)
       continue;
     WalkResult found = getPartitionRegion(i).walk([](Operation *op) {
-      return isa<NVVM::WgmmaMmaAsyncOp>(op) ? WalkResult::interrupt()
-                                            : WalkResult::advance();
+      return isa<WgmmaOp, NVVM::WgmmaMmaAsyncOp>(op) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
     });
     if (found.wasInterrupted())
-      return emitOpError("partition '")
-             << getPartitionLabel(i) << "' issues warp-group MMA but has "
-             << getPartitionNumWarps()[i]
+      return emitOpErrorAtHead(*this)
+             << "partition '" << getPartitionLabel(i)
+             << "' issues warp-group MMA but has " << getPartitionNumWarps()[i]
              << " warps; warp-group MMA needs a multiple of "
              << hopper::kWarpsPerWarpGroup << " warps";
   }

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
 #include "tle/Support/Hopper.h"
@@ -212,7 +213,7 @@ getLabel(const Placement &p,
 /// what to shrink, alignment padding included.
 static void reportOverflow(FunctionOpInterface func,
                            ArrayRef<Placement> buffers, int64_t total) {
-  InFlightDiagnostic diag = func.emitError()
+  InFlightDiagnostic diag = emitAtHead(func)
                             << "kernel '@" << func.getName() << "' needs "
                             << total << " bytes of shared memory, over the "
                             << hopper::kMaxSharedMemoryBytes

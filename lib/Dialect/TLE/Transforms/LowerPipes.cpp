@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
 
@@ -94,6 +95,7 @@ private:
   WarpSpecializeOp ws;
   OpBuilder b;
   llvm::MapVector<Operation *, PipeBarriers> pipes;
+  DenseMap<ReleaseOp, ReleasePlacement> placements;
 };
 
 } // namespace
@@ -344,74 +346,23 @@ void PipeLowering::arriveFree(ReleaseOp op, PipeBarriers &barriers,
              barriers.free[i].getArrive() == ArriveKind::Elected);
 }
 
-/// Whether `wgmma` reads shared memory of a slot of `pipe`.
-static bool readsSlotOf(WgmmaOp wgmma, PipeOp pipe) {
-  return llvm::any_of(wgmma->getOperands(), [&](Value operand) {
-    while (auto view = operand.getDefiningOp<ViewLikeOpInterface>())
-      operand = view.getViewSource();
-    auto slot = operand.getDefiningOp<SlotOp>();
-    return slot && llvm::is_contained(pipe.getBuffers(), slot.getBuffer());
-  });
-}
-
-/// The first tle.wgmma_wait in [begin, end) that retires a multiply after
-/// which `issued` more were issued, counting the multiplies it passes.
-static WgmmaWaitOp findRetiringWait(Block::iterator begin, Block::iterator end,
-                                    int64_t &issued) {
-  for (Operation &op : llvm::make_range(begin, end)) {
-    if (isa<WgmmaOp>(op))
-      ++issued;
-    if (auto wait = dyn_cast<WgmmaWaitOp>(op);
-        wait && wait.getPending() <= issued)
-      return wait;
-  }
-  return nullptr;
-}
-
 LogicalResult PipeLowering::lowerRelease(ReleaseOp op, PipeBarriers &barriers) {
-  Block *block = op->getBlock();
-  WgmmaOp reader;
-  for (Operation *prev = op->getPrevNode(); prev && !reader;
-       prev = prev->getPrevNode())
-    if (auto wgmma = dyn_cast<WgmmaOp>(prev);
-        wgmma && readsSlotOf(wgmma, barriers.pipe))
-      reader = wgmma;
-  int64_t issued = 0;
-  if (!reader || findRetiringWait(std::next(reader->getIterator()),
-                                  op->getIterator(), issued)) {
-    b.setInsertionPoint(op);
+  const ReleasePlacement &placement = placements.lookup(op);
+  if (placement.kind != ReleasePlacement::Kind::NextIteration) {
+    if (placement.kind == ReleasePlacement::Kind::AfterWait)
+      b.setInsertionPointAfter(placement.wait);
+    else
+      b.setInsertionPoint(op);
     arriveFree(op, barriers, op.getSlot());
     op->erase();
     return success();
   }
-  // A tle.wgmma still reads the slot: the release takes effect once a
-  // tle.wgmma_wait retires that multiply, later in this iteration...
-  if (WgmmaWaitOp wait = findRetiringWait(std::next(op->getIterator()),
-                                          block->end(), issued)) {
-    b.setInsertionPointAfter(wait);
-    arriveFree(op, barriers, op.getSlot());
-    op->erase();
-    return success();
-  }
-  // ...or in the next one, and after the loop for the last iteration: the
-  // loop carries the slot to release and whether one is pending.
-  auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
-  int64_t issuedInNext = issued, issuedAfter = issued;
-  WgmmaWaitOp nextWait =
-      loop ? findRetiringWait(block->begin(), block->end(), issuedInNext)
-           : nullptr;
-  WgmmaWaitOp lastWait =
-      loop ? findRetiringWait(std::next(loop->getIterator()),
-                              loop->getBlock()->end(), issuedAfter)
-           : nullptr;
-  if (!nextWait || !lastWait)
-    return op.emitOpError("of pipe '")
-           << barriers.pipe.getName() << "': reader '" << op.getReader()
-           << "' releases a slot that a tle.wgmma is still reading, and no "
-              "tle.wgmma_wait retires that multiply later (in this "
-              "iteration, the next one and after the loop)";
-  LLVM_DEBUG(llvm::dbgs() << "deferring " << op << " to " << nextWait << " and "
-                          << lastWait << "\n");
+  // The loop carries the slot to release and whether one is pending; the
+  // arrive follows the wait that retires the multiply, in the next
+  // iteration and after the loop for the last one.
+  auto loop = cast<scf::ForOp>(op->getParentOp());
+  LLVM_DEBUG(llvm::dbgs() << "deferring " << op << " to " << placement.wait
+                          << " and " << placement.afterLoop << "\n");
   Location loc = op.getLoc();
   IRRewriter rewriter(op.getContext());
   rewriter.setInsertionPoint(loop);
@@ -434,10 +385,11 @@ LogicalResult PipeLowering::lowerRelease(ReleaseOp op, PipeBarriers &barriers) {
     arriveFree(op, barriers, pendingSlot);
   };
   unsigned n = newLoop.getNumRegionIterArgs();
-  arriveIf(nextWait, newLoop.getRegionIterArgs()[n - 1],
+  arriveIf(placement.wait, newLoop.getRegionIterArgs()[n - 1],
            newLoop.getRegionIterArgs()[n - 2]);
   unsigned r = newLoop.getNumResults();
-  arriveIf(lastWait, newLoop.getResult(r - 1), newLoop.getResult(r - 2));
+  arriveIf(placement.afterLoop, newLoop.getResult(r - 1),
+           newLoop.getResult(r - 2));
   op->erase();
   return success();
 }
@@ -458,6 +410,16 @@ LogicalResult PipeLowering::run() {
     return failure();
   if (pipes.empty())
     return success();
+  // Decided on the IR as written, before any view becomes a tle.slot.
+  WalkResult placed = ws->walk([&](ReleaseOp release) {
+    FailureOr<ReleasePlacement> placement = placeRelease(release);
+    if (failed(placement))
+      return WalkResult::interrupt();
+    placements[release] = *placement;
+    return WalkResult::advance();
+  });
+  if (placed.wasInterrupted())
+    return failure();
   createBarriers();
   initBarriers();
   SmallVector<PipeLifecycleOpInterface> ops;

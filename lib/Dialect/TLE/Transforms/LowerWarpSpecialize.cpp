@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tle/Dialect/TLE/Analysis/KernelPlacement.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
@@ -232,22 +233,6 @@ void WarpSpecializeLowering::run() {
   ws->erase();
 }
 
-/// The lowering needs the op directly in a kernel body that returns
-/// nothing: the code after it moves into the default partition's branch.
-static LogicalResult checkPlacement(WarpSpecializeOp ws) {
-  auto kernel = dyn_cast<func::FuncOp>(ws->getParentOp());
-  if (!kernel)
-    return ws.emitOpError("must sit directly in the body of a func.func "
-                          "kernel to be lowered");
-  if (kernel.getNumResults() != 0)
-    return ws.emitOpError("is in '@")
-           << kernel.getName() << "', which returns values; a GPU kernel "
-           << "returns nothing";
-  if (!kernel.getBody().hasOneBlock())
-    return ws.emitOpError("needs a kernel body of one block");
-  return success();
-}
-
 namespace {
 struct LowerWarpSpecializePass
     : mlir::tle::impl::TLELowerWarpSpecializeBase<LowerWarpSpecializePass> {
@@ -256,18 +241,11 @@ struct LowerWarpSpecializePass
   void runOnOperation() override {
     SmallVector<WarpSpecializeOp> kernels;
     getOperation()->walk([&](WarpSpecializeOp ws) { kernels.push_back(ws); });
-    for (WarpSpecializeOp ws : kernels) {
-      if (failed(checkPlacement(ws)))
+    for (WarpSpecializeOp ws : kernels)
+      if (failed(verifyKernelPlacement(ws)))
         return signalPassFailure();
-      auto kernel = cast<func::FuncOp>(ws->getParentOp());
-      if (llvm::count_if(kernel.getBody().front(),
-                         llvm::IsaPred<WarpSpecializeOp>) > 1) {
-        ws.emitOpError("is one of several in '@")
-            << kernel.getName() << "'; a kernel has one";
-        return signalPassFailure();
-      }
-      WarpSpecializeLowering(ws, kernel).run();
-    }
+    for (WarpSpecializeOp ws : kernels)
+      WarpSpecializeLowering(ws, cast<func::FuncOp>(ws->getParentOp())).run();
   }
 };
 } // namespace

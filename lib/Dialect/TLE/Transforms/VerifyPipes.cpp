@@ -1,22 +1,29 @@
 //===- VerifyPipes.cpp - Static check of the pipe protocol ----------------===//
 //
 // Proves, before any barrier exists, that every pipe is used as declared:
-// one writer partition, one partition per reader, every acquire committed
-// and every wait released on every path, no view used outside its window,
-// matching iteration counts, and no deadlock. See Passes.td.
+// the kernel has the shape the lowering needs and fits in shared memory,
+// one writer partition and one partition per reader, every thread reaches
+// every lifecycle op, every acquire committed and every wait released on
+// every path, slots touched only through their views, matching iteration
+// counts, and no deadlock. What it cannot prove it reports. See Passes.td
+// and docs/SyncDerivation.md.
 //
 //===----------------------------------------------------------------------===//
 
+#include "tle/Dialect/TLE/Analysis/IterationCounts.h"
+#include "tle/Dialect/TLE/Analysis/KernelPlacement.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/ProtocolSimulation.h"
+#include "tle/Dialect/TLE/Analysis/Uniformity.h"
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
+#include "tle/Support/Hopper.h"
 
-#include "mlir/Analysis/SliceAnalysis.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -29,21 +36,16 @@ namespace mlir::tle {
 
 using namespace mlir;
 using namespace mlir::tle;
+namespace hopper = ::tle::hopper;
 
-/// "%arg3" or "2": how an iteration value reads in a diagnostic.
+/// "iteration 2", "iteration <the loop variable of the scf.for at line 7>".
 static std::string describeIteration(Value iteration) {
   if (!iteration)
     return "its only iteration";
-  std::string text;
-  llvm::raw_string_ostream os(text);
   APInt constant;
   if (matchPattern(iteration, m_ConstantInt(&constant)))
-    os << "iteration " << constant.getSExtValue();
-  else {
-    os << "iteration ";
-    iteration.printAsOperand(os, OpPrintingFlags().useLocalScope());
-  }
-  return text;
+    return "iteration " + std::to_string(constant.getSExtValue());
+  return "iteration <" + describeValue(iteration) + ">";
 }
 
 /// "writer of pipe 'kv'" / "reader 'left' of pipe 'kv'".
@@ -108,52 +110,72 @@ static LogicalResult checkRoles(WarpSpecializeOp ws, const PipeUsage &usage) {
 // Uniformity: every thread of a partition reaches its lifecycle ops
 //===----------------------------------------------------------------------===//
 
-static bool isThreadDependentSource(Operation *op) {
-  return isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::SubgroupIdOp,
-             NVVM::ThreadIdXOp, NVVM::ThreadIdYOp, NVVM::ThreadIdZOp,
-             NVVM::LaneIdOp, NVVM::WarpIdOp>(op);
-}
-
-/// A thread-id-dependent value among `values`, if there is one.
-static Value findThreadDependent(ValueRange values) {
-  for (Value value : values) {
-    if (Operation *def = value.getDefiningOp();
-        def && isThreadDependentSource(def))
-      return value;
-    SetVector<Operation *> slice;
-    BackwardSliceOptions options;
-    options.omitBlockArguments = true;
-    (void)getBackwardSlice(value, &slice, options);
-    if (llvm::any_of(slice, isThreadDependentSource))
-      return value;
-  }
+/// The value that decides whether (and how often) `parent`'s regions run,
+/// and the op it may vary from; null when provably uniform. An op whose
+/// control flow the check does not follow is its own source.
+static std::pair<Value, Operation *>
+findVaryingControl(Operation *parent, const UniformityAnalysis &uniformity) {
+  SmallVector<Value> controls;
+  if (auto branch = dyn_cast<scf::IfOp>(parent))
+    controls.push_back(branch.getCondition());
+  else if (auto loop = dyn_cast<scf::ForOp>(parent))
+    controls = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  else if (auto loop = dyn_cast<scf::WhileOp>(parent))
+    controls.push_back(loop.getConditionOp().getCondition());
+  else
+    return {Value(), parent};
+  for (Value control : controls)
+    if (Operation *source = uniformity.getVaryingSource(control))
+      return {control, source};
   return {};
 }
 
 static LogicalResult checkUniformity(WarpSpecializeOp ws,
                                      PipeLifecycleOpInterface op,
-                                     unsigned partition) {
+                                     unsigned partition,
+                                     const UniformityAnalysis &uniformity) {
+  std::string label = ws.getPartitionLabel(partition);
   for (Operation *parent = op->getParentOp(); parent && parent != ws;
        parent = parent->getParentOp()) {
-    Value dependent;
-    if (auto branch = dyn_cast<scf::IfOp>(parent))
-      dependent = findThreadDependent(branch.getCondition());
-    else if (auto loop = dyn_cast<scf::ForOp>(parent))
-      dependent = findThreadDependent(
-          {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()});
-    else if (auto loop = dyn_cast<scf::WhileOp>(parent))
-      dependent = findThreadDependent(loop.getConditionOp().getCondition());
-    if (!dependent)
+    auto [control, source] = findVaryingControl(parent, uniformity);
+    if (!source)
       continue;
+    if (!control)
+      return op->emitError()
+             << describeSide(op) << " sits in " << describeOp(parent)
+             << ", whose control flow the protocol check does not follow; "
+                "use scf.for, scf.while or scf.if around pipe operations";
     InFlightDiagnostic diag =
         op->emitError() << describeSide(op)
-                        << " sits under control flow that depends on "
-                           "the thread id; every thread of partition '"
-                        << ws.getPartitionLabel(partition) << "' must reach it";
-    diag.attachNote(parent->getLoc()) << "this op depends on the thread id";
+                        << " sits under control flow that may differ "
+                           "between the threads of partition '"
+                        << label << "'; every thread of the partition must "
+                        << "reach it";
+    diag.attachNote(parent->getLoc())
+        << "this " << parent->getName() << " depends on "
+        << describeValue(control);
+    diag.attachNote(source->getLoc())
+        << "which may differ between threads: it comes from "
+        << describeOp(source)
+        << ", and only constants, kernel arguments, block ids, grid and "
+           "block sizes, and loads from memory the kernel only reads are "
+           "known to be the same in every thread";
     return diag;
   }
-  return success();
+  Value iteration = op.getIteration();
+  Operation *source =
+      iteration ? uniformity.getVaryingSource(iteration) : nullptr;
+  if (!source)
+    return success();
+  InFlightDiagnostic diag = op->emitError()
+                            << describeSide(op)
+                            << " works on an iteration that may differ "
+                               "between the threads of partition '"
+                            << label << "'; every thread must use the same";
+  diag.attachNote(source->getLoc())
+      << "the iteration comes from " << describeOp(source)
+      << ", which may differ between threads";
+  return diag;
 }
 
 //===----------------------------------------------------------------------===//
@@ -291,14 +313,14 @@ InFlightDiagnostic BalanceChecker::reportDifference(Operation *at,
       if (llvm::none_of(theirs->open, [&](PipeLifecycleOpInterface o) {
             return sameSideAndIteration(o, op);
           })) {
-        InFlightDiagnostic diag = at->emitError()
+        InFlightDiagnostic diag = emitAtHead(at)
                                   << describeSide(op) << " holds "
                                   << describeIteration(op.getIteration()) << " "
                                   << what;
         diag.attachNote(op->getLoc()) << "opened here";
         return diag;
       }
-  return at->emitError("commits a one_shot pipe ") << what;
+  return emitAtHead(at) << "commits a one_shot pipe " << what;
 }
 
 LogicalResult BalanceChecker::checkBranches(scf::IfOp branch, HeldSlots &held) {
@@ -318,7 +340,8 @@ LogicalResult BalanceChecker::checkBranches(scf::IfOp branch, HeldSlots &held) {
 LogicalResult BalanceChecker::checkLoopBody(Operation *loop, Region &body,
                                             HeldSlots &held) {
   if (!body.hasOneBlock())
-    return loop->emitError("unstructured control flow in partition '")
+    return emitAtHead(loop)
+           << "unstructured control flow in partition '"
            << ws.getPartitionLabel(partition)
            << "' cannot be checked; use scf ops around pipe operations";
   HeldSlots inside = held;
@@ -326,7 +349,8 @@ LogicalResult BalanceChecker::checkLoopBody(Operation *loop, Region &body,
   if (failed(walkBlock(body.front(), inside)))
     return failure();
   if (inside.committedOnce.size() != committedBefore)
-    return loop->emitError("commits one_shot pipe '")
+    return emitAtHead(loop)
+           << "commits one_shot pipe '"
            << cast<PipeOp>(inside.committedOnce.back()).getName()
            << "' inside this loop; a one_shot pipe is committed once";
   if (!(inside == held))
@@ -357,8 +381,21 @@ LogicalResult BalanceChecker::walkBlock(Block &block, HeldSlots &held) {
 }
 
 //===----------------------------------------------------------------------===//
-// Views: used only while the slot is held
+// Views: slots are touched only through the views, while they are held
 //===----------------------------------------------------------------------===//
+
+/// `value` and every memref derived from it through view-like ops.
+static SetVector<Value> getAliases(Value value) {
+  SetVector<Value> aliases;
+  aliases.insert(value);
+  for (unsigned i = 0; i < aliases.size(); ++i)
+    for (Operation *user : aliases[i].getUsers())
+      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user);
+          viewLike && viewLike.getViewSource() == aliases[i])
+        aliases.insert(viewLike->getResults().begin(),
+                       viewLike->getResults().end());
+  return aliases;
+}
 
 static LogicalResult checkViewLifetimes(PipeLifecycleOpInterface opener) {
   Operation *op = opener.getOperation();
@@ -369,8 +406,6 @@ static LogicalResult checkViewLifetimes(PipeLifecycleOpInterface opener) {
         other && !isa<AcquireOp, WaitOp>(next) &&
         sameSideAndIteration(other, opener))
       closer = next;
-  if (!closer)
-    return success();
   PipeOp pipe = opener.getPipeOp();
   auto fields =
       isa<WaitOp>(op)
@@ -378,15 +413,19 @@ static LogicalResult checkViewLifetimes(PipeLifecycleOpInterface opener) {
                 pipe.lookupReader(opener.getReaderAttr().getValue()))
           : llvm::to_vector(llvm::seq<unsigned>(0, pipe.getNumFields()));
   for (auto [view, field] : llvm::zip(op->getResults(), fields)) {
-    SetVector<Value> aliases;
-    aliases.insert(view);
-    for (unsigned i = 0; i < aliases.size(); ++i) {
-      for (Operation *user : aliases[i].getUsers()) {
-        if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user))
-          aliases.insert(viewLike->getResults().begin(),
-                         viewLike->getResults().end());
+    for (Value alias : getAliases(view)) {
+      for (Operation *user : alias.getUsers()) {
+        // A view that leaves its block (through a yield) outlives the
+        // window in a way the check cannot follow.
+        if (user->hasTrait<OpTrait::IsTerminator>())
+          return user->emitError("the slot view of field '")
+                 << pipe.getFieldName(field) << "' of pipe '" << pipe.getName()
+                 << "' leaves the block of the " << opener.describeSide()
+                 << "'s window; use a slot's view only between its "
+                 << (isa<AcquireOp>(op) ? "tle.acquire and tle.commit"
+                                        : "tle.wait and tle.release");
         Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
-        if (ancestor && ancestor->isBeforeInBlock(closer))
+        if (!closer || (ancestor && ancestor->isBeforeInBlock(closer)))
           continue;
         InFlightDiagnostic diag =
             user->emitError("uses the slot of field '")
@@ -401,170 +440,225 @@ static LogicalResult checkViewLifetimes(PipeLifecycleOpInterface opener) {
   return success();
 }
 
+/// Whether `user` may read or write `memref`: it says so, or says nothing.
+static bool mayAccess(Operation *user, Value memref) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+  if (!effects)
+    return true;
+  SmallVector<MemoryEffects::EffectInstance> instances;
+  effects.getEffects(instances);
+  return llvm::any_of(instances, [&](const MemoryEffects::EffectInstance &e) {
+    return isa<MemoryEffects::Read, MemoryEffects::Write>(e.getEffect()) &&
+           (!e.getValue() || e.getValue() == memref);
+  });
+}
+
+/// A pipe's buffers are touched only through slot views: by the code
+/// before the partitions start, and for a one_shot pipe by its writer
+/// before the commit. Anything else (a reader reading before it waits, a
+/// writer storing to a slot it did not acquire, a field reused as scratch
+/// once its readers are done) races with the other side.
+static LogicalResult checkDirectAccesses(WarpSpecializeOp ws,
+                                         const PipeUsage &usage) {
+  PipeOp pipe = usage.pipe;
+  SmallVector<Operation *> commits;
+  if (pipe.getOneShot())
+    for (auto &entry : usage.opsByPartition)
+      for (PipeLifecycleOpInterface op : entry.second)
+        if (isa<CommitOp>(*op))
+          commits.push_back(op);
+  auto isBeforeOneShotCommit = [&](Operation *user) {
+    return llvm::any_of(commits, [&](Operation *commit) {
+      Operation *ancestor = commit->getBlock()->findAncestorOpInBlock(*user);
+      return ancestor && ancestor->isBeforeInBlock(commit);
+    });
+  };
+  for (auto [field, buffer] : llvm::enumerate(pipe.getBuffers())) {
+    for (Value alias : getAliases(buffer)) {
+      for (Operation *user : alias.getUsers()) {
+        Operation *top = ws->getBlock()->findAncestorOpInBlock(*user);
+        if (isa<PipeOp, ViewLikeOpInterface>(user) ||
+            (top && top->isBeforeInBlock(ws)) || !mayAccess(user, alias) ||
+            isBeforeOneShotCommit(user))
+          continue;
+        std::optional<unsigned> partition = ws.getPartitionOf(user);
+        InFlightDiagnostic diag = user->emitError();
+        if (partition)
+          diag << "partition '" << ws.getPartitionLabel(*partition) << "'";
+        else
+          diag << "the code after the tle.warp_specialize";
+        diag << " accesses the buffer of field '" << pipe.getFieldName(field)
+             << "' of pipe '" << pipe.getName()
+             << "' directly; a pipe's buffers are accessed only through the "
+                "slot views that tle.acquire and tle.wait return, until "
+                "the matching tle.commit or tle.release"
+             << (pipe.getOneShot() ? " (a one_shot pipe's writer writes "
+                                     "its buffers before the tle.commit)"
+                                   : "");
+        return diag;
+      }
+    }
+  }
+  return success();
+}
+
+/// A reader may write its slot only when no other reader reads the field:
+/// the others read the same slot at the same time.
+static LogicalResult checkReaderWrites(WaitOp wait) {
+  PipeOp pipe = cast<PipeLifecycleOpInterface>(*wait).getPipeOp();
+  for (const SlotWrite &write : collectReaderWrites(wait)) {
+    StringRef field = pipe.getFieldName(write.field);
+    for (auto other : pipe.getReaders().getAsRange<ReaderAttr>()) {
+      if (other.getName().getValue() == wait.getReader() ||
+          !other.readsField(field))
+        continue;
+      auto ws = wait->getParentOfType<WarpSpecializeOp>();
+      return write.op->emitError("reader '")
+             << wait.getReader() << "' of pipe '" << pipe.getName()
+             << "' writes the slot of field '" << field << "' in partition '"
+             << ws.getPartitionLabel(*ws.getPartitionOf(wait))
+             << "', which reader '" << other.getName().getValue()
+             << "' reads at the same time; a slot that several readers "
+                "read is read-only";
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory: checked before the simulation, whose work would otherwise
+// follow absurd capacities
+//===----------------------------------------------------------------------===//
+
+static LogicalResult checkSharedMemory(WarpSpecializeOp ws,
+                                       ArrayRef<PipeUsage> usages) {
+  auto kernel = cast<FunctionOpInterface>(ws->getParentOp());
+  uint64_t buffers = 0, barriers = 0;
+  kernel->walk([&](SharedAllocOp alloc) {
+    buffers = llvm::SaturatingAdd(
+        buffers,
+        static_cast<uint64_t>(
+            getBufferByteSize(alloc.getBuffer().getType()).value_or(0)));
+  });
+  for (const PipeUsage &usage : usages) {
+    PipeOp pipe = usage.pipe;
+    uint64_t arrays =
+        1 + (pipe.getOneShot() ? 0 : groupFieldsByReaders(pipe).size());
+    barriers = llvm::SaturatingAdd(
+        barriers, llvm::SaturatingMultiply(
+                      arrays * hopper::kMBarrierBytes,
+                      static_cast<uint64_t>(pipe.getCapacityAttr().getInt())));
+  }
+  uint64_t total = llvm::SaturatingAdd(buffers, barriers);
+  if (total <= static_cast<uint64_t>(hopper::kMaxSharedMemoryBytes))
+    return success();
+  InFlightDiagnostic diag =
+      emitOpErrorAtHead(ws)
+      << "needs at least " << total << " bytes of shared memory (" << buffers
+      << " of buffers, " << barriers
+      << " of mbarriers for the pipes' slots), over the "
+      << hopper::kMaxSharedMemoryBytes << " a CTA may use";
+  for (const PipeUsage &usage : usages) {
+    PipeOp pipe = usage.pipe;
+    diag.attachNote(pipe.getLoc())
+        << "pipe '" << pipe.getName() << "' has "
+        << pipe.getCapacityAttr().getInt() << " slots";
+  }
+  return diag;
+}
+
 //===----------------------------------------------------------------------===//
 // Iteration counts: the writer commits what each reader waits for
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-/// The number of times an op runs: a constant times a product of loop trip
-/// counts that are not constant (each loop named by its bounds).
-struct LoopKey {
-  std::array<Value, 3> bounds;
-  bool operator==(const LoopKey &other) const {
-    return llvm::all_of(llvm::seq(0, 3), [&](int i) {
-      return isSameIteration(bounds[i], other.bounds[i]);
-    });
-  }
-};
-
-struct Monomial {
-  SmallVector<LoopKey> loops;
-  int64_t coefficient;
-};
-
-using Count = SmallVector<Monomial>;
-
-bool sameLoops(ArrayRef<LoopKey> a, ArrayRef<LoopKey> b) {
-  if (a.size() != b.size())
-    return false;
-  SmallVector<bool> used(b.size(), false);
-  for (const LoopKey &key : a) {
-    auto it = llvm::find_if(llvm::seq<size_t>(0, b.size()),
-                            [&](size_t i) { return !used[i] && b[i] == key; });
-    if (it == llvm::seq<size_t>(0, b.size()).end())
-      return false;
-    used[*it] = true;
-  }
-  return true;
+/// "7 iterations", "2 x trips(...) iterations", or what the check could
+/// not count.
+static std::string describeCount(const std::optional<std::string> &count) {
+  if (!count)
+    return "a number of iterations the check cannot count";
+  return *count + (*count == "1" ? " iteration" : " iterations");
 }
 
-void addTo(Count &count, const Monomial &term) {
-  for (Monomial &m : count)
-    if (sameLoops(m.loops, term.loops)) {
-      m.coefficient += term.coefficient;
-      return;
-    }
-  count.push_back(term);
-}
-
-/// How often `op` runs in its partition, or nullopt under a condition or in
-/// a loop the check cannot count.
-std::optional<Monomial> countRuns(Operation *op, WarpSpecializeOp ws) {
-  Monomial term{{}, 1};
-  for (Operation *parent = op->getParentOp(); parent && parent != ws;
-       parent = parent->getParentOp()) {
-    auto loop = dyn_cast<scf::ForOp>(parent);
-    if (!loop)
-      return std::nullopt;
-    if (std::optional<APInt> trips = loop.getStaticTripCount())
-      term.coefficient *= trips->getSExtValue();
-    else
-      term.loops.push_back(
-          {{loop.getLowerBound(), loop.getUpperBound(), loop.getStep()}});
-  }
-  return term;
-}
-
-std::string printCount(const Count &count) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  bool first = true;
-  for (const Monomial &m : count) {
-    if (m.coefficient == 0)
-      continue;
-    os << (first ? "" : " + ");
-    first = false;
-    if (m.loops.empty() || m.coefficient != 1)
-      os << m.coefficient;
-    for (auto [i, loop] : llvm::enumerate(m.loops)) {
-      os << ((i || m.coefficient != 1) ? " x " : "") << "trips(";
-      llvm::interleave(
-          loop.bounds, os,
-          [&](Value v) {
-            v.printAsOperand(os, OpPrintingFlags().useLocalScope());
-          },
-          " to ");
-      os << ")";
-    }
-  }
-  if (first)
-    os << "0";
-  return text;
-}
-
-} // namespace
-
-static LogicalResult checkIterationCounts(WarpSpecializeOp ws,
-                                          const PipeUsage &usage) {
+/// Errors for counts that certainly differ; the counts it cannot compare go
+/// to `unproven`, to be reported once the simulation found no certain
+/// mismatch.
+static LogicalResult checkIterationCounts(
+    WarpSpecializeOp ws, const PipeUsage &usage,
+    SmallVectorImpl<std::pair<PipeOp, CountComparison>> &unproven) {
   PipeOp pipe = usage.pipe;
-  if (pipe.getOneShot())
-    return success();
-  Count written;
-  llvm::StringMap<Count> read;
-  for (auto &entry : usage.opsByPartition)
-    for (PipeLifecycleOpInterface op : entry.second) {
-      if (!isa<CommitOp, WaitOp>(op.getOperation()))
-        continue;
-      std::optional<Monomial> runs = countRuns(op, ws);
-      if (!runs)
-        return success();
-      addTo(op.isWriterSide() ? written : read[op.getReaderAttr().getValue()],
-            *runs);
-    }
-  for (auto &[reader, count] : read) {
-    // Certain only when every term differs in the same direction.
-    Count difference = written;
-    for (Monomial m : count) {
-      m.coefficient = -m.coefficient;
-      addTo(difference, m);
-    }
-    bool more = llvm::all_of(
-        difference, [](const Monomial &m) { return m.coefficient >= 0; });
-    bool fewer = llvm::all_of(
-        difference, [](const Monomial &m) { return m.coefficient <= 0; });
-    bool equal = more && fewer;
-    if (equal || !(more || fewer))
-      continue;
-    return pipe.emitError("the writer of pipe '")
-           << pipe.getName() << "' commits " << printCount(written)
-           << " iterations but reader '" << reader << "' waits for "
-           << printCount(count);
+  for (const CountComparison &c : compareIterationCounts(ws, usage)) {
+    if (c.result == CountComparison::Result::Differ)
+      return pipe.emitError("the writer of pipe '")
+             << pipe.getName() << "' commits " << describeCount(c.committed)
+             << " but reader '" << c.reader << "' waits for "
+             << describeCount(c.waited);
+    if (c.result == CountComparison::Result::Unknown)
+      unproven.push_back({pipe, c});
   }
   return success();
+}
+
+static LogicalResult
+reportUnprovenCounts(ArrayRef<std::pair<PipeOp, CountComparison>> unproven,
+                     bool strict) {
+  for (auto [pipe, c] : unproven)
+    emitUnproven(pipe, strict)
+        << "the protocol check cannot prove that reader '" << c.reader
+        << "' of pipe '" << pipe.getName()
+        << "' waits for as many iterations as the writer commits: the "
+           "writer commits "
+        << describeCount(c.committed) << ", the reader waits for "
+        << describeCount(c.waited)
+        << "; a reader that stops early drops the last slots, one that "
+           "waits for more hangs";
+  return failure(strict && !unproven.empty());
 }
 
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
-static LogicalResult verifyKernel(WarpSpecializeOp ws) {
+static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
+  if (failed(verifyKernelPlacement(ws)))
+    return failure();
   SmallVector<PipeUsage> usages = collectPipeUsages(ws);
   for (const PipeUsage &usage : usages)
     if (failed(checkRoles(ws, usage)))
       return failure();
+  if (failed(checkSharedMemory(ws, usages)))
+    return failure();
+  UniformityAnalysis uniformity(ws->getParentOp());
   for (const PipeUsage &usage : usages)
     for (auto &[partition, ops] : usage.opsByPartition)
       for (PipeLifecycleOpInterface op : ops)
-        if (failed(checkUniformity(ws, op, partition)))
+        if (failed(checkUniformity(ws, op, partition, uniformity)))
           return failure();
   for (unsigned p = 0; p < ws.getNumPartitions(); ++p)
     if (failed(BalanceChecker(ws, p).run()))
       return failure();
-  for (const PipeUsage &usage : usages)
-    for (auto &entry : usage.opsByPartition)
-      for (PipeLifecycleOpInterface op : entry.second)
-        if (isa<AcquireOp, WaitOp>(op.getOperation()) &&
-            failed(checkViewLifetimes(op)))
-          return failure();
-  for (const PipeUsage &usage : usages)
-    if (failed(checkIterationCounts(ws, usage)))
+  for (const PipeUsage &usage : usages) {
+    if (failed(checkDirectAccesses(ws, usage)))
       return failure();
-  return checkForDeadlock(ws, usages);
+    for (auto &entry : usage.opsByPartition)
+      for (PipeLifecycleOpInterface op : entry.second) {
+        if (isa<AcquireOp, WaitOp>(*op) && failed(checkViewLifetimes(op)))
+          return failure();
+        if (auto wait = dyn_cast<WaitOp>(*op);
+            wait && failed(checkReaderWrites(wait)))
+          return failure();
+      }
+  }
+  SmallVector<std::pair<PipeOp, CountComparison>> unprovenCounts;
+  for (const PipeUsage &usage : usages)
+    if (failed(checkIterationCounts(ws, usage, unprovenCounts)))
+      return failure();
+  if (failed(simulateProtocol(ws, usages, strict)))
+    return failure();
+  return reportUnprovenCounts(unprovenCounts, strict);
 }
 
 namespace {
-struct VerifyPipesPass : tle::impl::TLEVerifyPipesBase<VerifyPipesPass> {
+struct VerifyPipesPass : mlir::tle::impl::TLEVerifyPipesBase<VerifyPipesPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -577,8 +671,9 @@ struct VerifyPipesPass : tle::impl::TLEVerifyPipesBase<VerifyPipesPass> {
                          "belong inside a tle.warp_specialize region";
       failed = true;
     });
-    getOperation()->walk(
-        [&](WarpSpecializeOp ws) { failed |= mlir::failed(verifyKernel(ws)); });
+    getOperation()->walk([&](WarpSpecializeOp ws) {
+      failed |= mlir::failed(verifyKernel(ws, strict));
+    });
     if (failed)
       signalPassFailure();
   }

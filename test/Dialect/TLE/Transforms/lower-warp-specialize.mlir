@@ -116,7 +116,7 @@ func.func @returns_value(%x: f32) -> f32 {
 
 func.func @nested(%c: i1) {
   scf.if %c {
-    // expected-error @+1 {{must sit directly in the body of a func.func kernel to be lowered}}
+    // expected-error @+1 {{must sit directly in the body of a func.func kernel, not in the scf.if at line 118: it splits the kernel's warps once, so it cannot run in a loop or a branch}}
     tle.warp_specialize
     default warps(4) {
       tle.warp_yield

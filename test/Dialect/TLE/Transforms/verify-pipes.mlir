@@ -1,4 +1,6 @@
-// RUN: tle-opt %s --tle-verify-pipes -split-input-file -verify-diagnostics | FileCheck %s
+// The check used to grow with the capacity (2^28 slots took 19 GB) and to
+// miss cycles hidden behind arithmetic: each run has a time limit.
+// RUN: timeout 60 tle-opt %s --tle-verify-pipes -split-input-file -verify-diagnostics | FileCheck %s
 
 // A valid kernel passes unchanged: two readers with different fields,
 // nested loops, balanced branches, a one_shot pipe.
@@ -238,11 +240,12 @@ func.func @thread_dependent(%i: index) {
     tle.warp_yield
   }
   partition "w" warps(1) {
+    // expected-note @+1 {{which may differ between threads: it comes from the gpu.thread_id at line}}
     %t = gpu.thread_id x
     %first = arith.cmpi eq, %t, %c0 : index
-    // expected-note @+1 {{this op depends on the thread id}}
+    // expected-note @+1 {{this scf.if depends on the arith.cmpi at line}}
     scf.if %first {
-      // expected-error @+1 {{writer of pipe 'kv' sits under control flow that depends on the thread id; every thread of partition 'w' must reach it}}
+      // expected-error @+1 {{writer of pipe 'kv' sits under control flow that may differ between the threads of partition 'w'; every thread of the partition must reach it}}
       %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
       tle.commit %p[%i : index]
     }
@@ -263,7 +266,7 @@ func.func @acquire_never_committed(%i: index) {
     tle.warp_yield
   }
   partition "w" warps(1) {
-    // expected-error @+1 {{writer of pipe 'kv' acquires iteration %arg0 but partition 'w' never commits it}}
+    // expected-error @+1 {{writer of pipe 'kv' acquires iteration <argument 0 of @acquire_never_committed> but partition 'w' never commits it}}
     %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
     tle.warp_return
   }
@@ -279,7 +282,7 @@ func.func @wait_crosses_iterations(%n: index) {
   %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(right)
   tle.warp_specialize
   default "right" warps(4) {
-    // expected-error @+1 {{reader 'right' of pipe 'kv' holds iteration %arg1 at the end of an iteration of this loop but not at its start; each iteration must close what it opens}}
+    // expected-error-re @+1 {{reader 'right' of pipe 'kv' holds iteration <the loop variable of the scf.for at line {{[0-9]+}}> at the end of an iteration of this loop but not at its start; each iteration must close what it opens}}
     scf.for %i = %c0 to %n step %c1 {
       // expected-note @+1 {{opened here}}
       %v = tle.wait %p[%i : index] reader "right" -> memref<64xf32, 3>
@@ -308,7 +311,7 @@ func.func @release_on_one_path(%n: index, %c: i1) {
     scf.for %i = %c0 to %n step %c1 {
       // expected-note @+1 {{opened here}}
       %v = tle.wait %p[%i : index] reader "left" -> memref<64xf32, 3>
-      // expected-error @+1 {{reader 'left' of pipe 'kv' holds iteration %arg2 on one path of this scf.if but not on the other}}
+      // expected-error-re @+1 {{reader 'left' of pipe 'kv' holds iteration <the loop variable of the scf.for at line {{[0-9]+}}> on one path of this scf.if but not on the other}}
       scf.if %c {
         tle.release %p[%i : index] reader "left"
       }
@@ -338,7 +341,7 @@ func.func @commit_without_acquire(%i: index, %j: index) {
   }
   partition "w" warps(1) {
     %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
-    // expected-error @+1 {{writer of pipe 'kv' commits iteration %arg1 without having acquired it on this path}}
+    // expected-error @+1 {{writer of pipe 'kv' commits iteration <argument 1 of @commit_without_acquire> without having acquired it on this path}}
     tle.commit %p[%j : index]
     tle.warp_return
   }
@@ -358,7 +361,7 @@ func.func @acquire_twice(%i: index) {
   }
   partition "w" warps(1) {
     %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
-    // expected-error @+1 {{writer of pipe 'kv' opens iteration %arg0 again before committing it}}
+    // expected-error @+1 {{writer of pipe 'kv' opens iteration <argument 0 of @acquire_twice> again before committing it}}
     %w = tle.acquire %p[%i : index] -> memref<64xf32, 3>
     tle.commit %p[%i : index]
     tle.commit %p[%i : index]
@@ -459,7 +462,7 @@ func.func @symbolic_counts_differ(%n: index) {
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %a = tle.shared_alloc : memref<2x64xf32, 3>
-  // expected-error @+1 {{the writer of pipe 'kv' commits 2 x trips(%c0 to %arg0 to %c1) iterations but reader 'r' waits for trips(%c0 to %arg0 to %c1)}}
+  // expected-error @+1 {{the writer of pipe 'kv' commits 2 x trips(argument 0 of @symbolic_counts_differ) iterations but reader 'r' waits for trips(argument 0 of @symbolic_counts_differ)}}
   %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
   tle.warp_specialize
   default "r" warps(4) {
@@ -495,7 +498,7 @@ func.func @wait_for_each_other(%n: index) {
   tle.warp_specialize
   default "a" warps(4) {
     scf.for %i = %c0 to %n step %c1 {
-      // expected-error @+1 {{deadlock when %arg0 = 1: partitions wait on each other in a cycle 'a' -> 'b' -> 'a'; partition 'a' waits as reader 'a' for iteration 0 of pipe 'pong', which partition 'b' has not committed}}
+      // expected-error @+1 {{deadlock when argument 0 of @wait_for_each_other = 1: partitions wait on each other in a cycle 'a' -> 'b' -> 'a'; partition 'a' waits as reader 'a' for iteration 0 of pipe 'pong', which partition 'b' has not committed}}
       %v = tle.wait %pong[%i : index] reader "a" -> memref<64xf32, 3>
       tle.release %pong[%i : index] reader "a"
       %w = tle.acquire %ping[%i : index] -> memref<64xf32, 3>
@@ -562,7 +565,7 @@ func.func @ordering_across_pipes(%n: index) {
   %y = tle.pipe "y" capacity 1 one_shot fields(b = %b : memref<1x64xf32, 3>) readers(c)
   tle.warp_specialize
   default "consumer" warps(4) {
-    // expected-error @+1 {{deadlock when %arg0 = 2: partitions wait on each other in a cycle 'consumer' -> 'producer' -> 'consumer'; partition 'consumer' waits as reader 'c' for pipe 'y', which partition 'producer' has not committed}}
+    // expected-error @+1 {{deadlock when argument 0 of @ordering_across_pipes = 3: partitions wait on each other in a cycle 'consumer' -> 'producer' -> 'consumer'; partition 'consumer' waits as reader 'c' for pipe 'y', which partition 'producer' has not committed}}
     %vy = tle.wait %y reader "c" -> memref<64xf32, 3>
     scf.for %i = %c0 to %n step %c1 {
       %v = tle.wait %x[%i : index] reader "c" -> memref<64xf32, 3>
@@ -578,6 +581,513 @@ func.func @ordering_across_pipes(%n: index) {
     }
     tle.commit %y
     tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// The trip count is ceil(S / 128), whatever S is: the check chooses S so
+// that the loops run long enough to fill both rings (2 + 2 slots) and wrap
+// them, and finds the cycle.
+func.func @ping_pong_ceil_div(%s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c127 = arith.constant 127 : index
+  %c128 = arith.constant 128 : index
+  %s_up = arith.addi %s, %c127 : index
+  %tiles = arith.divui %s_up, %c128 : index
+  %a = tle.shared_alloc : memref<2x1xi32, 3>
+  %b = tle.shared_alloc : memref<2x1xi32, 3>
+  %turn = tle.pipe "turn" capacity 2 fields(t = %a : memref<2x1xi32, 3>) readers(c2)
+  %back = tle.pipe "back" capacity 2 fields(t = %b : memref<2x1xi32, 3>) readers(c1)
+  tle.warp_specialize
+  default "c1" warps(4) {
+    // c1 hands out every turn before it takes one back.
+    scf.for %i = %c0 to %tiles step %c1 {
+      // expected-error @+1 {{deadlock when argument 0 of @ping_pong_ceil_div = 1152: partitions wait on each other in a cycle 'c1' -> 'c2' -> 'c1'; partition 'c1' waits to acquire iteration 5 of pipe 'turn' (slot 1), which needs iteration 3 released by reader 'c2'}}
+      %v = tle.acquire %turn[%i : index] -> memref<1xi32, 3>
+      tle.commit %turn[%i : index]
+    }
+    scf.for %i = %c0 to %tiles step %c1 {
+      %v = tle.wait %back[%i : index] reader "c1" -> memref<1xi32, 3>
+      tle.release %back[%i : index] reader "c1"
+    }
+    tle.warp_yield
+  }
+  partition "c2" warps(4) {
+    scf.for %i = %c0 to %tiles step %c1 {
+      %v = tle.wait %turn[%i : index] reader "c2" -> memref<1xi32, 3>
+      tle.release %turn[%i : index] reader "c2"
+      // expected-note @+1 {{partition 'c2' waits to acquire iteration 2 of pipe 'back' (slot 0), which needs iteration 0 released by reader 'c1'}}
+      %w = tle.acquire %back[%i : index] -> memref<1xi32, 3>
+      tle.commit %back[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// The release is written after the multiply that reads the slot, so it
+// takes effect at the next iteration's wgmma_wait, which comes after the
+// next tle.wait: with one slot, the writer can never refill it.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @deferred_release(%a: !tle.tensor_map<64x64xbf16, swizzle = 128>,
+                            %c: memref<?x?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %abuf = tle.shared_alloc : memref<1x64x64xbf16, #sw>
+  %bbuf = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %s = tle.pipe "s" capacity 1 fields(a = %abuf : memref<1x64x64xbf16, #sw>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %sum = scf.for %i = %c0 to %n step %c1
+        iter_args(%acc = %zero) -> tensor<64x64xf32, #acc> {
+      // expected-error @+1 {{deadlock when argument 2 of @deferred_release = 2: partitions wait on each other in a cycle 'mma' -> 'tma' -> 'mma'; partition 'mma' waits as reader 'mma' for iteration 1 of pipe 's', which partition 'tma' has not committed}}
+      %at = tle.wait %s[%i : index] reader "mma" -> memref<64x64xbf16, #sw>
+      %done = tle.wgmma_wait %acc pending(0) : tensor<64x64xf32, #acc>
+      %d = tle.wgmma %at, %bbuf, %done
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      tle.release %s[%i : index] reader "mma"
+      scf.yield %d : tensor<64x64xf32, #acc>
+    }
+    %final = tle.wgmma_wait %sum pending(0) : tensor<64x64xf32, #acc>
+    tle.store %final, %c[%c0, %c0] : tensor<64x64xf32, #acc>, memref<?x?xf32>
+    tle.warp_yield
+  }
+  partition "tma" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-note @+1 {{partition 'tma' waits to acquire iteration 1 of pipe 's' (slot 0), which needs iteration 0 released by reader 'mma', whose release takes effect only after the tle.wgmma_wait at line}}
+      %at = tle.acquire %s[%i : index] -> memref<64x64xbf16, #sw>
+      tle.tma_load %a[%c0, %c0] into %at
+          : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #sw>
+      tle.commit %s[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A release whose slot a multiply still reads, with no wait that retires
+// the multiply: the lowering could not place it, so the check rejects it.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @release_never_retired(%i: index, %acc: tensor<64x64xf32, #acc>) {
+  %abuf = tle.shared_alloc : memref<2x64x64xbf16, #sw>
+  %bbuf = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %s = tle.pipe "s" capacity 2 fields(a = %abuf : memref<2x64x64xbf16, #sw>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    %at = tle.wait %s[%i : index] reader "mma" -> memref<64x64xbf16, #sw>
+    %d = tle.wgmma %at, %bbuf, %acc
+        : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    // expected-error @+1 {{'tle.release' op of pipe 's': reader 'mma' releases a slot that a tle.wgmma is still reading, and no tle.wgmma_wait retires that multiply later}}
+    tle.release %s[%i : index] reader "mma"
+    %r = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    %at = tle.acquire %s[%i : index] -> memref<64x64xbf16, #sw>
+    tle.commit %s[%i : index]
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Anything not provably uniform counts as varying: here a global id.
+func.func @global_id_bound(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    // expected-note @+1 {{which may differ between threads: it comes from the gpu.global_id at line}}
+    %g = gpu.global_id x
+    %m = arith.minui %g, %n : index
+    // expected-note @+1 {{this scf.for depends on the arith.minui at line}}
+    scf.for %i = %c0 to %m step %c1 {
+      // expected-error @+1 {{writer of pipe 'kv' sits under control flow that may differ between the threads of partition 'w'; every thread of the partition must reach it}}
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A clock read differs between threads, through a loop-carried value too.
+func.func @clock_condition(%i: index) {
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+    tle.release %p[%i : index] reader "r"
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0 : i32
+    // expected-note @+1 {{which may differ between threads: it comes from the nvvm.read.ptx.sreg.clock at line}}
+    %t = nvvm.read.ptx.sreg.clock : i32
+    %last = scf.for %k = %c0 to %c4 step %c1 iter_args(%x = %zero) -> i32 {
+      %y = arith.addi %x, %t : i32
+      scf.yield %y : i32
+    }
+    %odd = arith.trunci %last : i32 to i1
+    // expected-note @+1 {{this scf.if depends on the arith.trunci at line}}
+    scf.if %odd {
+      // expected-error @+1 {{writer of pipe 'kv' sits under control flow that may differ between the threads of partition 'w'}}
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    } else {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A per-thread value round-tripped through memory the kernel writes.
+func.func @round_trip(%n: index, %buf: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %t = gpu.thread_id x
+  memref.store %t, %buf[%t] : memref<?xindex>
+  // expected-note @+1 {{which may differ between threads: it comes from the memref.load at line}}
+  %m = memref.load %buf[%c0] : memref<?xindex>
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    // expected-note @+1 {{this scf.for depends on the memref.load at line}}
+    scf.for %i = %c0 to %m step %c1 {
+      // expected-error @+1 {{reader 'r' of pipe 'kv' sits under control flow that may differ between the threads of partition 'r'}}
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %m step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Every thread must work on the same iteration.
+func.func @lane_iteration() {
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %c0 = arith.constant 0 : index
+    %v = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+    tle.release %p[%c0 : index] reader "r"
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    // expected-note @+1 {{the iteration comes from the gpu.lane_id at line}}
+    %l = gpu.lane_id
+    // expected-error @+1 {{writer of pipe 'kv' works on an iteration that may differ between the threads of partition 'w'; every thread must use the same}}
+    %v = tle.acquire %p[%l : index] -> memref<64xf32, 3>
+    tle.commit %p[%l : index]
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// i - 1 at i = 0 is slot c - 1 of the lap before: its phase has completed
+// already, so the wait would pass before anything is written.
+func.func @negative_iteration(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %j = arith.subi %i, %c1 : index
+      // expected-error @+1 {{reader 'r' of pipe 'kv' works on iteration -1 when argument 0 of @negative_iteration = 1; iterations must not be negative}}
+      %v = tle.wait %p[%j : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%j : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A reader that loops n - 1 times drops the last tile: the counts are not
+// the same polynomial, and for n = 1 they differ.
+func.func @reader_drops_last(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-error @+1 {{the writer of pipe 'kv' commits 1 iteration but reader 'r' waits for 0 iterations when argument 0 of @reader_drops_last = 1; the iterations it skips are never read}}
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %m = arith.subi %n, %c1 : index
+    scf.for %i = %c0 to %m step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A reader that reads the buffer before it waits races with the writer.
+func.func @read_before_wait(%n: index, %j: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @+1 {{partition 'r' accesses the buffer of field 'a' of pipe 'kv' directly; a pipe's buffers are accessed only through the slot views that tle.acquire and tle.wait return, until the matching tle.commit or tle.release}}
+      %x = memref.load %a[%c0, %j] : memref<2x64xf32, 3>
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A writer that stores to a hard-coded slot writes one it may not hold.
+func.func @hard_coded_slot(%n: index, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      %slot = memref.subview %a[1, 0] [1, 64] [1, 1]
+          : memref<2x64xf32, 3> to memref<64xf32, strided<[1], offset: 64>, 3>
+      // expected-error @+1 {{partition 'w' accesses the buffer of field 'a' of pipe 'kv' directly}}
+      memref.store %x, %slot[%c0] : memref<64xf32, strided<[1], offset: 64>, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A dead field reused as scratch (the output staged through Q's storage
+// once its reader is done) is a direct access too: the check cannot prove
+// that every reader finished.
+func.func @field_as_scratch(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %q = tle.shared_alloc : memref<1x64xf32, 3>
+  %p = tle.pipe "q" capacity 1 one_shot fields(q = %q : memref<1x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %v = tle.wait %p reader "r" -> memref<64xf32, 3>
+    %y = memref.load %v[%c0] : memref<64xf32, 3>
+    // expected-error @+1 {{partition 'r' accesses the buffer of field 'q' of pipe 'q' directly; a pipe's buffers are accessed only through the slot views that tle.acquire and tle.wait return, until the matching tle.commit or tle.release (a one_shot pipe's writer writes its buffers before the tle.commit)}}
+    memref.store %x, %q[%c0, %c0] : memref<1x64xf32, 3>
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    memref.store %x, %q[%c0, %c0] : memref<1x64xf32, 3>
+    tle.commit %p
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Two readers read the same slot at once: neither may write it.
+func.func @reader_writes_shared_field(%n: index, %x: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r1, r2)
+  tle.warp_specialize
+  default "r1" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r1" -> memref<64xf32, 3>
+      // expected-error @+1 {{reader 'r1' of pipe 'kv' writes the slot of field 'a' in partition 'r1', which reader 'r2' reads at the same time; a slot that several readers read is read-only}}
+      memref.store %x, %v[%c0] : memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r1"
+    }
+    tle.warp_yield
+  }
+  partition "r2" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r2" -> memref<64xf32, 3>
+      %y = memref.load %v[%c0] : memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r2"
+    }
+    tle.warp_return
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A view that leaves its window through a yield.
+func.func @view_yielded(%n: index, %c: i1) {
+  %c0 = arith.constant 0 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %scratch = tle.shared_alloc : memref<64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %v = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+    %w = scf.if %c -> memref<64xf32, 3> {
+      // expected-error @+1 {{the slot view of field 'a' of pipe 'kv' leaves the block of the reader 'r''s window; use a slot's view only between its tle.wait and tle.release}}
+      scf.yield %v : memref<64xf32, 3>
+    } else {
+      scf.yield %scratch : memref<64xf32, 3>
+    }
+    tle.release %p[%c0 : index] reader "r"
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    %v = tle.acquire %p[%c0 : index] -> memref<64xf32, 3>
+    tle.commit %p[%c0 : index]
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Shared memory is checked before the simulation, whose work would
+// otherwise follow the capacity (2^28 slots took 19 GB).
+func.func @huge_capacity(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<268435456x1xi8, 3>
+  // expected-note @+1 {{pipe 'kv' has 268435456 slots}}
+  %p = tle.pipe "kv" capacity 268435456 fields(a = %a : memref<268435456x1xi8, 3>) readers(r)
+  // expected-error @+1 {{'tle.warp_specialize' op needs at least 4563402752 bytes of shared memory (268435456 of buffers, 4294967296 of mbarriers for the pipes' slots), over the 232448 a CTA may use}}
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<1xi8, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<1xi8, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// The lowering splits a kernel's warps once: not in a loop...
+func.func @in_a_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{'tle.warp_specialize' op must sit directly in the body of a func.func kernel, not in the scf.for at line}}
+    tle.warp_specialize
+    default warps(4) {
+      tle.warp_yield
+    }
+  }
+  return
+}
+
+// -----
+
+// ...and not twice.
+func.func @twice() {
+  // expected-note @+1 {{the first is here}}
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  // expected-error @+1 {{'tle.warp_specialize' op is one of several in '@twice'; a kernel has one tle.warp_specialize}}
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
   }
   return
 }

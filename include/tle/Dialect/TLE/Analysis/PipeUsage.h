@@ -61,9 +61,17 @@ struct SlotWrite {
 /// before its matching commit. Views are followed through view-like ops.
 SmallVector<SlotWrite> collectSlotWrites(AcquireOp acquire);
 
+/// The ops (nested ones included) that write the slot views of `wait`
+/// before its reader's matching release; `field` indexes the pipe's fields.
+SmallVector<SlotWrite> collectReaderWrites(WaitOp wait);
+
 /// The ops in the writer partition that write the buffers of a one_shot
 /// pipe before `commit`.
 SmallVector<SlotWrite> collectOneShotWrites(CommitOp commit);
+
+/// The pipe buffer whose slot `view` shows: `view` comes, through view-like
+/// ops, from a tle.acquire or tle.wait. Null for any other memref.
+Value getViewedBuffer(Value view);
 
 /// Whether `view` (or a view derived from it) is read through the async
 /// proxy (tensor-core descriptors, TMA stores) by some user.

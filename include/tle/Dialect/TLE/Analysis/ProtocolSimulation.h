@@ -1,11 +1,22 @@
 //===- ProtocolSimulation.h - Run partitions against barriers ---*- C++ -*-===//
 //
-// Executes the partitions of a tle.warp_specialize symbolically: each
-// partition's lifecycle ops are unrolled into a sequence of events (with
-// constant trip counts, and a chosen value for every symbolic one), then the
-// sequences are run against the mbarrier semantics the compiler will emit
-// (full/free barriers per slot, phase parity). A state in which every
-// unfinished partition blocks is a deadlock that will happen on the GPU.
+// Executes the partitions of a tle.warp_specialize: each partition's
+// lifecycle ops are unrolled into a sequence of events, with releases where
+// tle-lower-pipes puts them (ReleasePlacement), then the sequences run
+// against the mbarrier semantics the lowering emits (full and free barriers
+// per slot, phase parity). A state in which every unfinished partition
+// blocks is a deadlock that happens on the GPU for those inputs.
+//
+// Inputs are chosen, not guessed: every value the kernel computes before
+// the tle.warp_specialize from something the check cannot know (kernel
+// arguments, block ids, loads) is an input, the same in every partition.
+// The check runs with every input 0, with every input 1, and then grows
+// the inputs that bound each loop holding pipe operations until that loop
+// runs at least capacity + 1 and then 2 x capacity + 1 times, whatever
+// arithmetic turns the inputs into its trip count. What it cannot run
+// (a loop bound, branch or iteration computed inside a partition from a
+// value it cannot know, a loop it cannot lengthen, more events than it
+// simulates) it reports as unproven.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +27,16 @@
 
 namespace mlir::tle {
 
-/// Emits an error describing the first deadlock found and fails; succeeds
-/// when none is found or when the partitions cannot be unrolled (a loop
-/// bound or branch condition computed from memory, for instance).
-LogicalResult checkForDeadlock(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages);
+/// What the protocol check could not prove: a warning, or an error when the
+/// check is strict.
+InFlightDiagnostic emitUnproven(Operation *op, bool strict);
+
+/// Errors for a deadlock, a negative iteration, or writer and reader
+/// counts that differ, found for some inputs; emitUnproven for what could
+/// not be simulated. Fails after an error (or an unproven report when
+/// `strict`).
+LogicalResult simulateProtocol(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,
+                               bool strict);
 
 } // namespace mlir::tle
 

@@ -28,7 +28,8 @@ class PipeOp;
 /// `#gpu.address_space<workgroup>` or the NVPTX address space 3.
 bool isSharedMemorySpace(Attribute memorySpace);
 /// Bytes of a statically shaped buffer (a vector element type counted lane
-/// by lane), or none for element types without a fixed bit width. The
+/// by lane; INT64_MAX for more), or none for element types without a fixed
+/// bit width. The
 /// verifiers of tle.shared_alloc, pipe fields and tle.tma_load require it.
 std::optional<int64_t> getBufferByteSize(MemRefType type);
 /// The swizzle of a buffer in #tle.shared (32, 64 or 128 bytes), or 0 for a

@@ -9,24 +9,37 @@ def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
   let summary = "Checks the pipe protocol of every kernel before lowering";
   let description = [{
     Proves, before any barrier exists, that the pipes of each
-    `tle.warp_specialize` are used consistently:
+    `tle.warp_specialize` are used consistently, so that a kernel it accepts
+    does not deadlock or race on its barriers on the GPU:
 
+    * the op sits once, directly in the body of a `func.func` that returns
+      nothing, and the kernel's buffers and the pipes' mbarriers fit in the
+      232,448 bytes of shared memory a CTA may use;
     * every lifecycle op sits in a partition; each pipe has exactly one
       writer partition and each reader name exactly one partition, distinct
       from the writer; a `one_shot` pipe is committed exactly once;
-    * every thread of a partition reaches its lifecycle ops (none sits under
-      a branch on the thread id);
+    * every thread of a partition reaches its lifecycle ops with the same
+      iteration: the conditions, loop bounds and iterations around them are
+      provably uniform (constants, kernel arguments, block ids, grid and
+      block sizes, loads from memory the kernel only reads, and arithmetic
+      of those);
     * on every path through `scf.for`, `scf.while` and `scf.if`, each
       `acquire` is followed by the `commit` of the same iteration and each
       `wait` by the `release` of the same iteration, before the loop
-      iteration or the partition ends, and no slot view is used after;
-    * where loop bounds are constants or the same SSA values, the writer
-      commits as many iterations as each reader waits for;
-    * no deadlock is certain: the partitions are executed symbolically
-      against the barrier semantics (constant trip counts, and small values
-      for symbolic ones), and a state where every unfinished partition
-      blocks is reported with the cycle of waits, including a side that
-      holds more slots than the capacity.
+      iteration or the partition ends;
+    * a pipe's buffers are touched only through the slot views, between
+      their opening and closing ops, and a reader writes only fields no
+      other reader reads;
+    * the writer commits as many iterations as each reader waits for;
+    * no deadlock: the partitions run against the barrier semantics the
+      lowering emits, releases where `--tle-lower-pipes` places them, with
+      inputs chosen so that every loop holding pipe operations runs at
+      least capacity + 1 times.
+
+    What it cannot prove (counts it cannot compare, a loop bound or
+    iteration computed inside a partition from a value it cannot know, a
+    loop it cannot make long enough) is a warning naming the loop or op;
+    with `strict=true` it is an error.
 
     Before (the left reader never releases on the else path):
 
@@ -40,10 +53,14 @@ def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
     ```
 
     After: an error at the `scf.if` — "reader 'left' of pipe 'kv' holds
-    iteration %i on one path of this scf.if but not on the other". The pass
-    changes nothing in valid IR.
+    iteration <the loop variable of the scf.for at line 1> on one path of
+    this scf.if but not on the other". The pass changes nothing in valid
+    IR.
   }];
-  let dependentDialects = [];
+  let options = [
+    Option<"strict", "strict", "bool", "false",
+           "Report what the check cannot prove as errors, not warnings">,
+  ];
 }
 
 def TLEInferArriveCounts : Pass<"tle-infer-arrive-counts"> {

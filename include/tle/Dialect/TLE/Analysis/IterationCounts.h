@@ -1,0 +1,52 @@
+//===- IterationCounts.h - Writer and reader counts, compared ---*- C++ -*-===//
+//
+// How many iterations the writer of a pipe commits and each reader waits
+// for, as polynomials with integer coefficients whose unknowns are the trip
+// counts of loops, the conditions of branches and the values computed from
+// the kernel's inputs. A count is exact algebra, not a sample: two counts
+// that are the same polynomial are equal for every input.
+//
+// A loop's trip count is max(0, ceil((ub - lb) / step)); a constant factor
+// of ub - lb that the step divides is taken out, so that `for 0 to 4 * n`
+// and four iterations inside `for 0 to n` count alike. Values are followed
+// through addi, subi, muli and casts; any other arithmetic (divisions,
+// minima, comparisons) is an unknown of its own, equal to another exactly
+// when it applies the same op to the same operands. A count under an
+// scf.while, or a loop bound or branch condition computed from a loop
+// variable, a loop-carried value or a load inside a partition, is not a
+// polynomial.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DIALECT_TLE_ANALYSIS_ITERATIONCOUNTS_H
+#define TLE_DIALECT_TLE_ANALYSIS_ITERATIONCOUNTS_H
+
+#include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+
+namespace mlir::tle {
+
+/// The writer's count of one pipe against one reader's.
+struct CountComparison {
+  enum class Result {
+    /// The same polynomial: equal for every input.
+    Equal,
+    /// Their difference has one sign in every term: different whenever
+    /// the loops run.
+    Differ,
+    /// Neither is provable (or a count is not a polynomial).
+    Unknown,
+  };
+  StringRef reader;
+  Result result;
+  /// The counts as text, e.g. "2 x trips(argument 0 of @k)"; none where a
+  /// count is not a polynomial.
+  std::optional<std::string> committed, waited;
+};
+
+/// One comparison per reader of `usage.pipe`; none for one_shot pipes.
+SmallVector<CountComparison> compareIterationCounts(WarpSpecializeOp ws,
+                                                    const PipeUsage &usage);
+
+} // namespace mlir::tle
+
+#endif // TLE_DIALECT_TLE_ANALYSIS_ITERATIONCOUNTS_H

@@ -1,0 +1,224 @@
+// What the protocol check cannot prove is a warning naming the loop or op,
+// and an error under strict=true (or the pipelines' strict-pipes=true).
+//
+// RUN: timeout 60 tle-opt %s --tle-verify-pipes -split-input-file -verify-diagnostics -o /dev/null
+// RUN: not tle-opt %s --tle-verify-pipes=strict=true -split-input-file -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STRICT
+// RUN: not tle-opt %s --tle-derive-sync=strict-pipes=true -split-input-file -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STRICT
+
+// A trip count each partition loads for itself: the check cannot know that
+// the two loads agree, nor choose the value.
+func.func @loaded_in_partitions(%len: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-warning @+1 {{the protocol check cannot prove that reader 'r' of pipe 'kv' waits for as many iterations as the writer commits: the writer commits a number of iterations the check cannot count, the reader waits for a number of iterations the check cannot count}}
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    // expected-note @+1 {{the value comes from here}}
+    %n = memref.load %len[%c0] : memref<1xindex>
+    // expected-warning @+1 {{the protocol check cannot simulate this scf.for in partition 'r': it depends on the memref.load at line 21, whose value the check cannot know; deadlock freedom is not proven for the kernel (compute the value before tle.warp_specialize, where the check chooses it)}}
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    %n = memref.load %len[%c0] : memref<1xindex>
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check cannot simulate this scf.for in partition 'r'
+
+// -----
+
+// Loaded once before the partitions, the same count is an input the check
+// chooses: no warning.
+func.func @loaded_before(%len: memref<1xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = memref.load %len[%c0] : memref<1xindex>
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Split in halves, the reader's count is right, but not the same
+// polynomial as the writer's: the simulation finds no mismatch, the proof
+// is missing.
+func.func @halves(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-warning @+1 {{the protocol check cannot prove that reader 'r' of pipe 'kv' waits for as many iterations as the writer commits: the writer commits trips(argument 0 of @halves) iterations, the reader waits for trips(divui(argument 0 of @halves, 2)) + trips(argument 0 of @halves - divui(argument 0 of @halves, 2)) iterations}}
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %half = arith.divui %n, %c2 : index
+    scf.for %i = %c0 to %half step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    scf.for %i = %half to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check cannot prove that reader 'r' of pipe 'kv' waits for as many iterations as the writer commits
+
+// -----
+
+// A loop that no input makes run capacity + 1 = 5 times.
+func.func @too_short(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = arith.minui %n, %c2 : index
+  %a = tle.shared_alloc : memref<4x64xf32, 3>
+  %p = tle.pipe "kv" capacity 4 fields(a = %a : memref<4x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'r' runs 5 times (the capacity of its pipes, plus one); deadlock freedom is not proven for longer runs}}
+    scf.for %i = %c0 to %m step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'w' runs 5 times}}
+    scf.for %i = %c0 to %m step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check found no inputs for which this scf.for in partition 'r' runs 5 times
+
+// -----
+
+// An scf.while is simulated, but its count is not a polynomial.
+func.func @while_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-warning @+1 {{the protocol check cannot prove that reader 'r' of pipe 'kv' waits for as many iterations as the writer commits: the writer commits trips(argument 0 of @while_loop) iterations, the reader waits for a number of iterations the check cannot count}}
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %end = scf.while (%i = %c0) : (index) -> index {
+      %more = arith.cmpi ult, %i, %n : index
+      scf.condition(%more) %i : index
+    } do {
+    ^bb0(%i: index):
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+      %next = arith.addi %i, %c1 : index
+      scf.yield %next : index
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// More steps than the check simulates (2^20): it stops and says so.
+func.func @too_long() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %big = arith.constant 4000000 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    // expected-warning @+1 {{the protocol check stopped simulating this scf.for in partition 'r' after 1048576 steps; deadlock freedom is not proven for the kernel}}
+    scf.for %i = %c0 to %big step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %big step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check stopped simulating this scf.for
+
+// -----
+
+// A trip count that divides by zero for every input.
+func.func @divides_by_zero(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.divui %n, %c0 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    // expected-warning @+1 {{the protocol check cannot simulate this scf.for: it divides by zero or overflows for every input tried}}
+    scf.for %i = %c0 to %m step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %m step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}

@@ -1,0 +1,152 @@
+//===- ProtocolRun.h - What the parts of one protocol run share -*- C++ -*-===//
+//
+// The protocol check (ProtocolSimulation.cpp) chooses inputs and runs the
+// kernel once per choice: PartitionUnroller.cpp interprets each partition
+// into a sequence of lifecycle events, and BarrierSimulation.cpp runs the
+// sequences against the mbarriers. This private header holds what passes
+// between them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOLRUN_H
+#define TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOLRUN_H
+
+#include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
+
+#include "llvm/ADT/SetVector.h"
+
+#include <vector>
+
+namespace mlir::tle::protocol {
+
+/// Bounds the work of one run (pipe operations plus loop iterations), so
+/// that neither capacities nor trip counts make the check slow.
+constexpr size_t kMaxSteps = size_t(1) << 20;
+/// The largest value an input takes while the check lengthens loops.
+constexpr int64_t kMaxInput = int64_t(1) << 40;
+
+/// `value` as an integer of `type` holds it: i1 as 0 or 1, narrower
+/// integers wrapped and sign-extended.
+int64_t normalize(Type type, int64_t value);
+
+enum class EventKind { Acquire, Commit, Wait, Release };
+
+struct Event {
+  Operation *op;
+  EventKind kind;
+  PipeOp pipe;
+  StringRef reader;
+  int64_t iteration;
+};
+
+/// The partitions' structure, the releases' placements, and which values
+/// are inputs.
+struct Kernel {
+  Kernel(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages)
+      : ws(ws), usages(usages) {}
+
+  WarpSpecializeOp ws;
+  ArrayRef<PipeUsage> usages;
+  /// Ops that hold lifecycle ops, in program order, with the largest
+  /// capacity of a pipe used inside each.
+  llvm::MapVector<Operation *, int64_t> holders;
+  DenseMap<Operation *, ReleasePlacement> placements;
+  /// The releases whose free arrive follows each tle.wgmma_wait.
+  DenseMap<Operation *, SmallVector<Operation *>> releasedAfter;
+
+  /// Whether `value` is computed before the tle.warp_specialize from
+  /// something the check cannot know: then the check chooses it.
+  bool isInput(Value value) const;
+  bool isInsidePartitions(Value value) const {
+    return ws->isAncestor(value.getParentRegion()->getParentOp());
+  }
+  /// The inputs `value` is computed from. Through the loop variable of an
+  /// enclosing loop, those of its upper bound when `throughUpperBounds`.
+  void collectInputs(Value value, bool throughUpperBounds,
+                     llvm::SetVector<Value> &inputs) const;
+};
+
+/// The values the check chose for the inputs of one run.
+class Inputs {
+public:
+  explicit Inputs(int64_t fallback) : fallback(fallback) {}
+
+  int64_t get(Value input) {
+    used.insert(input);
+    auto it = values.find(input);
+    return normalize(input.getType(),
+                     it == values.end() ? fallback : it->second);
+  }
+  /// Doubles `input`; false when it is already as large as it gets.
+  bool grow(Value input) {
+    int64_t &value = values.try_emplace(input, fallback).first->second;
+    if (value >= kMaxInput)
+      return false;
+    value = std::min(std::max<int64_t>(value, 1) * 2, kMaxInput);
+    return true;
+  }
+  /// " when argument 2 of @k = 5, ..." for the inputs a run used.
+  std::string describe() {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    for (auto [i, input] : llvm::enumerate(used))
+      os << (i ? ", " : " when ") << describeValue(input) << " = "
+         << get(input);
+    return text;
+  }
+
+  llvm::SetVector<Value> used;
+
+private:
+  DenseMap<Value, int64_t> values;
+  int64_t fallback;
+};
+
+/// Why a run stopped before its end.
+struct Stop {
+  enum class Kind {
+    /// A value the run needs comes from an op the check cannot compute.
+    Opaque,
+    /// The arithmetic is undefined for these inputs (a division by zero).
+    Undefined,
+    /// More than kMaxSteps.
+    TooLong,
+    /// A lifecycle op works on a negative iteration.
+    Negative,
+  };
+  Kind kind;
+  /// The loop, branch or lifecycle op that needed the value.
+  Operation *at;
+  /// Opaque: the op whose result the check cannot compute.
+  Operation *source = nullptr;
+  int64_t iteration = 0;
+};
+
+struct RunStats {
+  std::optional<Stop> stop;
+  /// Per loop holding lifecycle ops: the most iterations of one execution.
+  DenseMap<Operation *, int64_t> maxTrips;
+  size_t steps = 0;
+};
+
+/// Interprets the integer arithmetic and structured control flow of
+/// partition `partition` for `inputs`, appending its lifecycle ops to
+/// `events` in execution order, each release where the lowering makes it
+/// take effect. Fails with `stats.stop` set when the run cannot go on.
+LogicalResult unrollPartition(Kernel &kernel, unsigned partition,
+                              Inputs &inputs, std::vector<Event> &events,
+                              RunStats &stats);
+
+/// Runs the partitions' events against the barriers the lowering emits.
+/// Errors, whose `qualifier` names the inputs, for a state in which every
+/// unfinished partition blocks and for a reader that waits for another
+/// number of iterations than the writer commits.
+LogicalResult runAgainstBarriers(Kernel &kernel,
+                                 std::vector<std::vector<Event>> events,
+                                 StringRef qualifier);
+
+} // namespace mlir::tle::protocol
+
+#endif // TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOLRUN_H

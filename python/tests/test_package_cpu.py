@@ -29,7 +29,7 @@ def test_import_without_torch():
     done = _python("import tle, tle.runtime, tle.bench, tle.gemm, tle.sparse_mla\n"
                    "print(sorted(v.name for v in tle.sparse_mla.VARIANTS))")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['naive', 'pipe']"
+    assert done.stdout.strip() == "['naive', 'pipe', 'seesaw']"
 
 
 def test_sparse_mla_fwd_says_it_needs_torch():

@@ -61,8 +61,9 @@ namespace hopper = ::tle::hopper;
 static LogicalResult checkLowerable(Operation *op) {
   if (auto load = dyn_cast<TMALoadOp>(op); load && !load.getBarriers())
     return load.emitOpError("has no barrier; it must write a pipe slot "
-                            "(between tle.acquire and tle.commit) and run "
-                            "through --tle-lower-pipes first");
+                            "(between tle.acquire and tle.commit, or a "
+                            "one_shot pipe's buffer before its tle.commit) "
+                            "and run through --tle-lower-pipes first");
   if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp>(
           op) &&
       llvm::any_of(op->getOperandTypes(), [](Type type) {

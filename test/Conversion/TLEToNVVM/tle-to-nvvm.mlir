@@ -111,7 +111,7 @@ func.func @alloc_without_offset() {
 
 func.func @tma_load_without_barrier(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %x: index, %y: index) {
   %dst = tle.shared_alloc {offset = 0 : i64} : memref<64x64xbf16, 3>
-  // expected-error @below {{'tle.tma_load' op has no barrier; it must write a pipe slot (between tle.acquire and tle.commit) and run through --tle-lower-pipes first}}
+  // expected-error @below {{'tle.tma_load' op has no barrier; it must write a pipe slot (between tle.acquire and tle.commit, or a one_shot pipe's buffer before its tle.commit) and run through --tle-lower-pipes first}}
   tle.tma_load %map[%x, %y] into %dst : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, 3>
   return
 }

@@ -484,6 +484,18 @@ func.func @blocked_zero(%t: tensor<64x64xbf16, #tle.blocked<per_thread = [0, 8],
 
 // -----
 
+// Layouts whose block size would overflow (found by the fuzz target: a
+// division by a block of 2^64 wrapped to 0).
+// expected-error @+1 {{per_thread entries are at most 1048576, threads and warps entries at most 1024}}
+func.func @blocked_huge(%t: tensor<2xf32, #tle.blocked<per_thread = [576460752303423488], threads = [32], warps = [1]>>)
+
+// -----
+
+// expected-error @+1 {{a thread would hold more than 1048576 elements of one block}}
+func.func @blocked_many(%t: tensor<2048x2048xf32, #tle.blocked<per_thread = [2048, 2048], threads = [1, 32], warps = [1, 1]>>)
+
+// -----
+
 // expected-error @+1 {{warps multiply to 64, more than a CTA has}}
 func.func @blocked_warps(%t: tensor<512x64xbf16, #tle.blocked<per_thread = [1, 8], threads = [4, 8], warps = [64, 1]>>)
 

@@ -236,12 +236,24 @@ BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       perThread.size() != warps.size())
     return emitError() << "per_thread, threads and warps need one entry per "
                           "dimension";
-  int64_t threadCount = 1, warpCount = 1;
+  // A bound far above any register file, so that block sizes computed from
+  // the layout never overflow.
+  constexpr int64_t kMaxPerThread = int64_t(1) << 20;
+  int64_t threadCount = 1, warpCount = 1, elementCount = 1;
   for (auto [p, t, w] : llvm::zip_equal(perThread, threads, warps)) {
     if (p < 1 || t < 1 || w < 1)
       return emitError() << "per_thread, threads and warps must be positive";
+    if (p > kMaxPerThread || t > hopper::kMaxThreadsPerCTA ||
+        w > hopper::kMaxThreadsPerCTA)
+      return emitError() << "per_thread entries are at most " << kMaxPerThread
+                         << ", threads and warps entries at most "
+                         << hopper::kMaxThreadsPerCTA;
     threadCount *= t;
     warpCount *= w;
+    elementCount *= p;
+    if (elementCount > kMaxPerThread)
+      return emitError() << "a thread would hold more than " << kMaxPerThread
+                         << " elements of one block";
   }
   if (threadCount != hopper::kWarpSize)
     return emitError() << "threads must multiply to the warp size ("

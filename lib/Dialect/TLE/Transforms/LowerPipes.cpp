@@ -77,6 +77,11 @@ private:
   /// Gives each tle.tma_load between `acquire` and `commit` the slot's full
   /// barrier and puts it under a thread-0 guard.
   void bindTMALoads(AcquireOp acquire, Operation *commit, Value fullArray);
+  /// The same for the writer of a one_shot pipe, which has no acquire: the
+  /// tle.tma_loads before `commit` in its partition that write the pipe's
+  /// buffers get the full barrier, after thread 0's expect_tx arrive.
+  void bindOneShotTMALoads(CommitOp commit, PipeBarriers &barriers);
+  void guardTMALoad(TMALoadOp load, Value fullArray, Value slot);
   void lowerCommit(CommitOp op, PipeBarriers &barriers);
   void lowerWait(WaitOp op, PipeBarriers &barriers);
   LogicalResult lowerRelease(ReleaseOp op, PipeBarriers &barriers);
@@ -292,15 +297,54 @@ void PipeLowering::bindTMALoads(AcquireOp acquire, Operation *commit,
   for (Operation *op = acquire->getNextNode(); op && op != commit;
        op = op->getNextNode())
     op->walk([&](TMALoadOp load) { loads.push_back(load); });
-  for (TMALoadOp load : loads) {
-    // The copy completes on the slot's full barrier; one thread issues it.
-    load.getBarriersMutable().assign(fullArray);
-    load.getBarrierIndexMutable().assign(acquire.getSlot());
-    b.setInsertionPoint(load);
-    auto first =
-        scf::IfOp::create(b, load.getLoc(), isThreadZero(load.getLoc()));
-    load->moveBefore(first.thenBlock()->getTerminator());
+  for (TMALoadOp load : loads)
+    guardTMALoad(load, fullArray, acquire.getSlot());
+}
+
+void PipeLowering::guardTMALoad(TMALoadOp load, Value fullArray, Value slot) {
+  // The copy completes on the slot's full barrier; one thread issues it.
+  load.getBarriersMutable().assign(fullArray);
+  load.getBarrierIndexMutable().assign(slot);
+  b.setInsertionPoint(load);
+  auto first = scf::IfOp::create(b, load.getLoc(), isThreadZero(load.getLoc()));
+  load->moveBefore(first.thenBlock()->getTerminator());
+}
+
+/// Whether `memref` is one of `buffers` or a view of one.
+static bool isViewOf(Value memref, ValueRange buffers) {
+  while (memref) {
+    if (llvm::is_contained(buffers, memref))
+      return true;
+    auto view = memref.getDefiningOp<ViewLikeOpInterface>();
+    memref = view ? view.getViewSource() : Value();
   }
+  return false;
+}
+
+void PipeLowering::bindOneShotTMALoads(CommitOp commit,
+                                       PipeBarriers &barriers) {
+  Region *partition = &ws->getRegion(*ws.getPartitionOf(commit));
+  Block &entry = partition->front();
+  Operation *commitTop = entry.findAncestorOpInBlock(*commit);
+  SmallVector<TMALoadOp> loads;
+  partition->walk([&](TMALoadOp load) {
+    Operation *top = entry.findAncestorOpInBlock(*load);
+    if (top && top->isBeforeInBlock(commitTop) &&
+        isViewOf(load.getDestination(), barriers.pipe.getBuffers()))
+      loads.push_back(load);
+  });
+  if (loads.empty())
+    return;
+  // Thread 0 expects the bytes before it issues the first copy.
+  Location loc = commit.getLoc();
+  b.setInsertionPoint(entry.findAncestorOpInBlock(*loads.front()));
+  auto first = scf::IfOp::create(b, loc, isThreadZero(loc));
+  b.setInsertionPointToStart(first.thenBlock());
+  MBarrierArriveOp::create(b, loc, ArriveForm::ExpectTx, barriers.fullArray,
+                           commit.getSlot(),
+                           b.getI64IntegerAttr(barriers.full.getTxBytes()));
+  for (TMALoadOp load : loads)
+    guardTMALoad(load, barriers.fullArray, commit.getSlot());
 }
 
 void PipeLowering::lowerCommit(CommitOp op, PipeBarriers &barriers) {
@@ -308,6 +352,8 @@ void PipeLowering::lowerCommit(CommitOp op, PipeBarriers &barriers) {
   b.setInsertionPoint(op);
   ArriveKind kind = barriers.full.getArrive();
   Value slot = op.getSlot();
+  if (kind == ArriveKind::ExpectTx && barriers.pipe.getOneShot())
+    bindOneShotTMALoads(op, barriers);
   if (kind == ArriveKind::CpAsync || kind == ArriveKind::CpAsyncAndPerThread)
     MBarrierArriveOp::create(b, loc, ArriveForm::CpAsync, barriers.fullArray,
                              slot, IntegerAttr());

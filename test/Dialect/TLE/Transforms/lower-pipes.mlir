@@ -270,6 +270,41 @@ func.func @one_shot(%x: f32) {
 
 // -----
 
+// A one_shot pipe filled by TMA: with no acquire, thread 0 of the writer
+// expects the slot's bytes just before the first copy into the pipe's
+// buffers, and each copy completes on the full barrier.
+// CHECK-LABEL: func.func @one_shot_tma
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "q.full"}
+// CHECK: tle.mbarrier_init %[[FULL]][%{{.*}}] count 1
+// CHECK: partition "tma"
+// CHECK: %[[VIEW:.*]] = memref.subview
+// CHECK: scf.if
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%[[C0]]] expect_tx 8192
+// CHECK: scf.if
+// CHECK-NEXT: tle.tma_load %{{.*}} into %[[VIEW]] barrier %[[FULL]][%[[C0]]]
+// CHECK-NOT: tle.mbarrier_arrive
+// CHECK: tle.warp_return
+func.func @one_shot_tma(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>) {
+  %c0 = arith.constant 0 : index
+  %q = tle.shared_alloc : memref<1x64x64xbf16, 3>
+  %qp = tle.pipe "q" capacity 1 one_shot fields(q = %q : memref<1x64x64xbf16, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %v = tle.wait %qp reader "r" -> memref<64x64xbf16, 3>
+    tle.warp_yield
+  }
+  partition "tma" warps(1) {
+    %slot = memref.subview %q[0, 0, 0] [1, 64, 64] [1, 1, 1] : memref<1x64x64xbf16, 3> to memref<64x64xbf16, 3>
+    tle.tma_load %map[%c0, %c0] into %slot : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, 3>
+    tle.commit %qp
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // A release whose slot a tle.wgmma still reads takes effect when a
 // tle.wgmma_wait retires that multiply: with pending(1) that is the wait of
 // the next iteration, so the loop carries the slot to free and whether one

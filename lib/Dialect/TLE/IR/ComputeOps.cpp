@@ -69,13 +69,21 @@ static int64_t countMultiplies(iterator_range<Block::iterator> range) {
   return llvm::count_if(range, [](Operation &op) { return isa<WgmmaOp>(op); });
 }
 
+static bool retires(WgmmaWaitOp wait, Value input, unsigned depth = 0);
+
 /// Whether `value` may be an accumulator a multiply still writes: only a
-/// tle.wgmma, a tle.wgmma_wait, a loop or branch result and a block
-/// argument can be (verifyInFlightUses keeps in-flight values from any
-/// other op).
-static bool mayBeInFlight(Value value) {
+/// tle.wgmma, a loop or branch result, a block argument and the result of a
+/// tle.wgmma_wait that does not retire its input can be (verifyInFlightUses
+/// keeps in-flight values from any other op). `depth` bounds the waits
+/// followed through loops; past it a value counts as in flight.
+static bool mayBeInFlight(Value value, unsigned depth) {
   Operation *def = value.getDefiningOp();
-  return !def || isa<WgmmaOp, WgmmaWaitOp, scf::ForOp, scf::IfOp>(def);
+  if (auto wait = dyn_cast_if_present<WgmmaWaitOp>(def))
+    return depth >= 4 ||
+           !retires(wait,
+                    wait.getInputs()[cast<OpResult>(value).getResultNumber()],
+                    depth + 1);
+  return !def || isa<WgmmaOp, scf::ForOp, scf::IfOp>(def);
 }
 
 /// The multiplies issued after the tle.wgmma that defines `value`, up to
@@ -96,7 +104,7 @@ static std::optional<int64_t> countIssuedAfter(Value value, Operation *end) {
 /// block, after the multiply of each value that reaches it: the init's,
 /// up to the loop, and the previous iteration's yielded one, up to the end
 /// of the body.
-static bool retires(WgmmaWaitOp wait, Value input) {
+static bool retires(WgmmaWaitOp wait, Value input, unsigned depth) {
   int64_t pending = wait.getPending();
   if (pending == 0)
     return true;
@@ -112,7 +120,7 @@ static bool retires(WgmmaWaitOp wait, Value input) {
   int64_t inBody =
       countMultiplies(llvm::make_range(body->begin(), wait->getIterator()));
   auto retiredBy = [&](Value incoming, Operation *end) {
-    if (!mayBeInFlight(incoming))
+    if (!mayBeInFlight(incoming, depth))
       return true;
     std::optional<int64_t> issued = countIssuedAfter(incoming, end);
     return issued && *issued + inBody >= pending;

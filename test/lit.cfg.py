@@ -1,6 +1,7 @@
 # -*- Python -*-
 # lit configuration for TLE's CPU-side regression tests.
 
+import glob
 import os
 import shutil
 
@@ -71,6 +72,27 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# The wheel of the Python package, and Debian's Python with pytest to test
+# it (test/python).
+wheels = sorted(glob.glob(os.path.join(config.tle_obj_root, "wheels", "tle-*.whl")),
+                key=os.path.getmtime)
+if config.tle_python and wheels:
+    config.available_features.add("python-wheel")
+    config.substitutions.append(("%tle_python", config.tle_python))
+    config.substitutions.append(("%tle_wheel", wheels[-1]))
+    import subprocess
+    if subprocess.run([config.tle_python, "-c", "import pytest"],
+                      stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("pytest")
+    else:
+        lit_config.note("%s has no pytest (Debian: python3-pytest): the Python "
+                        "tests (test/python) are unsupported" % config.tle_python)
+else:
+    lit_config.note("no wheel of the Python package in %s/wheels (ninja "
+                    "tle-wheel): the Python tests (test/python) are "
+                    "unsupported" % config.tle_obj_root)
+
 for tool in ("clang-format", "git"):
     if shutil.which(tool):
         config.available_features.add(tool)
@@ -81,7 +103,8 @@ for tool in ("clang-format", "git"):
 if os.environ.get("CI") == "true":
     for feature in ("runtime-unittests", "tle-run-unittests",
                     "problems-unittests", "ptxas",
-                    "libdevice", "clang-format", "git"):
+                    "libdevice", "clang-format", "git", "python-wheel",
+                    "pytest"):
         if feature not in config.available_features:
             lit_config.fatal("CI must run every CPU test, but '%s' is "
                              "missing" % feature)

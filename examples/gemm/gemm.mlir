@@ -48,10 +48,27 @@ func.func @gemm(%a: !tle.tensor_map<128x64xbf16, swizzle = 128>,
   %c64 = arith.constant 64 : index
   %c128 = arith.constant 128 : index
   %c256 = arith.constant 256 : index
+  // CTAs run in launch order; consecutive ones take the tiles of a group
+  // of 8 row blocks, column by column, so that a wave shares its rows of A
+  // and its columns of B in L2 (rather than sweeping all of B per row).
+  %c8 = arith.constant 8 : index
   %bx = gpu.block_id x
   %by = gpu.block_id y
-  %m0 = arith.muli %by, %c128 : index
-  %n0 = arith.muli %bx, %c256 : index
+  %gx = gpu.grid_dim x
+  %gy = gpu.grid_dim y
+  %row_major = arith.muli %by, %gx : index
+  %pid = arith.addi %row_major, %bx : index
+  %per_group = arith.muli %gx, %c8 : index
+  %group = arith.divui %pid, %per_group : index
+  %first_m = arith.muli %group, %c8 : index
+  %left = arith.subi %gy, %first_m : index
+  %group_rows = arith.minui %left, %c8 : index
+  %in_group = arith.remui %pid, %per_group : index
+  %m_in = arith.remui %in_group, %group_rows : index
+  %m_tile = arith.addi %first_m, %m_in : index
+  %n_tile = arith.divui %in_group, %group_rows : index
+  %m0 = arith.muli %m_tile, %c128 : index
+  %n0 = arith.muli %n_tile, %c256 : index
   %steps = arith.divui %k, %c64 : index
 
   // Four stages of (A, B) tiles: 4 x 48 KiB.

@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
@@ -37,10 +38,16 @@ void tle::registerKernelDialects(DialectRegistry &registry) {
                   LLVM::LLVMDialect, NVVM::NVVMDialect, math::MathDialect,
                   memref::MemRefDialect, nvgpu::NVGPUDialect, scf::SCFDialect,
                   vector::VectorDialect>();
+  func::registerInlinerExtension(registry);
 }
 
 void tle::buildDeriveSyncPipeline(OpPassManager &pm,
                                   const TLEToLLVMOptions &options) {
+  // Helper functions are inlined into the kernels that call them, and
+  // dropped, before anything looks at a kernel; nothing else changes (no
+  // canonicalization in between).
+  pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
+  pm.addPass(createSymbolDCEPass());
   if (options.verifyPipes)
     pm.addPass(createTLEVerifyPipes({options.strictPipes}));
   pm.addPass(createTLEInferArriveCounts());
@@ -95,8 +102,8 @@ struct TLEPipelineOptions : public PassPipelineOptions<TLEPipelineOptions> {
 void tle::registerTLEPipelines() {
   PassPipelineRegistration<TLEPipelineOptions>(
       "tle-derive-sync",
-      "Check the pipe protocol, derive barriers and counts, assign slots and "
-      "parities",
+      "Inline helper functions, check the pipe protocol, derive barriers and "
+      "counts, assign slots and parities",
       [](OpPassManager &pm, const TLEPipelineOptions &cl) {
         buildDeriveSyncPipeline(pm, cl.get());
       });

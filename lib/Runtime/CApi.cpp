@@ -43,6 +43,10 @@ struct tle_rt_args {
   KernelArgs args;
 };
 
+struct tle_rt_launch_plan {
+  std::unique_ptr<LaunchPlan> plan;
+};
+
 static_assert(TLE_RT_DYNAMIC == tle::metadata::kDynamic,
               "the C API spells 'dynamic' as the metadata does");
 
@@ -434,4 +438,41 @@ int tle_rt_time(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
   if (maxMs)
     *maxMs = timing.maxMs;
   return TLE_RT_OK;
+}
+
+//===----------------------------------------------------------------------===//
+// Launch plans
+//===----------------------------------------------------------------------===//
+
+int tle_rt_plan_create(tle_rt_kernel *kernel, unsigned gridX, unsigned gridY,
+                       unsigned gridZ, const tle_rt_args *args,
+                       tle_rt_launch_plan **plan) {
+  if (int code = checkLaunchable(__func__, kernel, args))
+    return code;
+  if (!plan)
+    return invalid(__func__, "plan is NULL");
+  const unsigned grid[3] = {gridX, gridY, gridZ};
+  tle_rt_module &module = *kernel->module;
+  std::unique_ptr<LaunchPlan> made;
+  if (Status s = module.device->device->planLaunch(
+          *module.module, kernel->info->name, grid, args->args, made);
+      !s)
+    return fail(s);
+  *plan = new tle_rt_launch_plan{std::move(made)};
+  return TLE_RT_OK;
+}
+
+void tle_rt_plan_free(tle_rt_launch_plan *plan) { delete plan; }
+
+int tle_rt_plan_num_values(const tle_rt_launch_plan *plan) {
+  return plan ? static_cast<int>(plan->plan->numValues()) : 0;
+}
+
+int tle_rt_plan_launch(tle_rt_launch_plan *plan, const uint64_t *values,
+                       int count, uint64_t stream) {
+  if (!plan || (count > 0 && !values))
+    return invalid(__func__, "plan and values must not be NULL");
+  if (count < 0)
+    return invalid(__func__, "count must not be negative");
+  return report(plan->plan->launch(values, static_cast<size_t>(count), stream));
 }

@@ -13,6 +13,8 @@
 
 #include "tle/Support/Strings.h"
 
+#include <mutex>
+
 using namespace tle;
 using namespace tle::runtime;
 using namespace tle::runtime::detail;
@@ -491,6 +493,11 @@ Status Device::launch(Module &module, const std::string &kernel,
   return impl->runWatched(launch, {kernel, 1, 0, watchdogSeconds}, unused);
 }
 
+/// A caller's stream, passed as an integer.
+static CUstream toStream(uint64_t stream) {
+  return reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream));
+}
+
 Status Device::launchOnStream(Module &module, const std::string &kernel,
                               const unsigned grid[3], KernelArgs &args,
                               uint64_t stream) {
@@ -502,9 +509,61 @@ Status Device::launchOnStream(Module &module, const std::string &kernel,
                                kernel, grid, args, launch);
       !s)
     return s;
-  return enqueue(impl->driver,
-                 reinterpret_cast<CUstream>(static_cast<uintptr_t>(stream)),
-                 launch);
+  return enqueue(impl->driver, toStream(stream), launch);
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchPlan
+//===----------------------------------------------------------------------===//
+
+/// The arguments and the launch that points into their storage, which
+/// setValues rewrites in place: the mutex keeps two threads from
+/// rewriting it at once.
+struct LaunchPlan::Impl {
+  std::shared_ptr<Context> context;
+  KernelArgs args;
+  Launch launch;
+  std::mutex mutex;
+};
+
+LaunchPlan::LaunchPlan() : impl(std::make_unique<Impl>()) {}
+LaunchPlan::~LaunchPlan() = default;
+
+size_t LaunchPlan::numValues() const { return impl->args.size(); }
+
+Status Device::planLaunch(Module &module, const std::string &kernel,
+                          const unsigned grid[3], KernelArgs args,
+                          std::unique_ptr<LaunchPlan> &plan) {
+  ScopedContext scope(*impl->context);
+  if (!scope.status())
+    return scope.status();
+  std::unique_ptr<LaunchPlan> result(new LaunchPlan());
+  LaunchPlan::Impl &planned = *result->impl;
+  planned.context = impl->context;
+  planned.args = std::move(args);
+  if (Status s = prepareLaunch(impl->driver, module, module.impl->functions,
+                               kernel, grid, planned.args, planned.launch);
+      !s)
+    return s;
+  plan = std::move(result);
+  return Status::ok();
+}
+
+Status LaunchPlan::launch(const uint64_t *values, size_t count,
+                          uint64_t stream) {
+  const Driver &driver = impl->context->driver;
+  std::lock_guard<std::mutex> lock(impl->mutex);
+  ScopedContext scope(*impl->context);
+  if (!scope.status())
+    return scope.status();
+  if (Status s = impl->args.setValues(
+          *impl->launch.info, values, count,
+          [&](const TensorMapEncoding &encoding, void *descriptor) {
+            return encodeTensorMap(driver, encoding, descriptor);
+          });
+      !s)
+    return s;
+  return enqueue(driver, toStream(stream), impl->launch);
 }
 
 Status Device::time(Module &module, const std::string &kernel,

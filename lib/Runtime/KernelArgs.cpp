@@ -277,19 +277,81 @@ Status KernelArgs::check(const KernelInfo &kernel) const {
   return checkParams(kernel);
 }
 
+/// Argument `index` is a tensor map.
+Status KernelArgs::encodeTensorMap(const KernelInfo &kernel, size_t index,
+                                   const TensorMapEncoder &encode) {
+  TensorMapEncoding encoding;
+  if (Status s = getTensorMapEncoding(kernel, index, encoding); !s)
+    return s;
+  if (Status s = encode(encoding, paramStorage(sourceArgs[index].param)); !s)
+    return Status::error("kernel '" + kernel.name + "': " +
+                         kernel.args[index].describe(index) + ": " + s.message);
+  return Status::ok();
+}
+
 Status KernelArgs::encodeTensorMaps(const KernelInfo &kernel,
                                     const TensorMapEncoder &encode) {
   if (Status s = check(kernel); !s)
     return s;
-  for (size_t i = 0; i < sourceArgs.size(); ++i) {
-    if (sourceArgs[i].kind != KernelArgInfo::Kind::TensorMap)
-      continue;
-    TensorMapEncoding encoding;
-    if (Status s = getTensorMapEncoding(kernel, i, encoding); !s)
-      return s;
-    if (Status s = encode(encoding, paramStorage(sourceArgs[i].param)); !s)
-      return Status::error("kernel '" + kernel.name + "': " +
-                           kernel.args[i].describe(i) + ": " + s.message);
+  for (size_t i = 0; i < sourceArgs.size(); ++i)
+    if (sourceArgs[i].kind == KernelArgInfo::Kind::TensorMap)
+      if (Status s = encodeTensorMap(kernel, i, encode); !s)
+        return s;
+  return Status::ok();
+}
+
+/// "kernel 'k': argument 2 (i32)", or without the type where the metadata
+/// has no arguments.
+static std::string describeArgument(const KernelInfo &kernel, size_t index) {
+  return "kernel '" + kernel.name + "': " +
+         (index < kernel.args.size() ? kernel.args[index].describe(index)
+                                     : "argument " + str(index));
+}
+
+Status KernelArgs::setValues(const KernelInfo &kernel, const uint64_t *values,
+                             size_t count, const TensorMapEncoder &encode) {
+  if (count != sourceArgs.size())
+    return Status::error(
+        "kernel '" + kernel.name + "' takes " + str(sourceArgs.size()) +
+        " argument values (one per argument), " + str(count) + " were given");
+  for (size_t i = 0; i < count; ++i) {
+    SourceArg &arg = sourceArgs[i];
+    uint64_t value = values[i];
+    unsigned char *slot = paramStorage(arg.param);
+    switch (arg.kind) {
+    case KernelArgInfo::Kind::MemRef:
+      // The allocated and the aligned pointer.
+      arg.address = value;
+      std::memcpy(slot, &value, sizeof(value));
+      std::memcpy(paramStorage(arg.param + 1), &value, sizeof(value));
+      break;
+    case KernelArgInfo::Kind::TensorMap:
+      arg.address = value;
+      if (Status s = encodeTensorMap(kernel, i, encode); !s)
+        return s;
+      break;
+    case KernelArgInfo::Kind::Index:
+      std::memcpy(slot, &value, sizeof(value));
+      break;
+    case KernelArgInfo::Kind::I32: {
+      auto wide = static_cast<int64_t>(value);
+      auto narrow = static_cast<int32_t>(wide);
+      if (narrow != wide)
+        return Status::error(describeArgument(kernel, i) + ": the value " +
+                             str(wide) + " does not fit an i32");
+      std::memcpy(slot, &narrow, sizeof(narrow));
+      break;
+    }
+    case KernelArgInfo::Kind::F32: {
+      if (value >> 32)
+        return Status::error(describeArgument(kernel, i) +
+                             ": an f32 value is its 32 bits, in the low half "
+                             "of the 64; the high half is not 0");
+      auto bits = static_cast<uint32_t>(value);
+      std::memcpy(slot, &bits, sizeof(bits));
+      break;
+    }
+    }
   }
   return Status::ok();
 }

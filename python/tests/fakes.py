@@ -1,7 +1,7 @@
 """Stand-ins for a torch.Tensor and for libtle_runtime.so, for tests of
 the Python binding that need neither torch nor a device."""
 
-import tle_runtime as rt
+import tle.runtime as rt
 
 
 class FakeTensor:
@@ -75,3 +75,16 @@ class FakeLibrary:
 
     def tle_rt_launch_on_stream(self, kernel, gx, gy, gz, args, stream):
         return self._record("launch_on_stream", (gx, gy, gz), stream)
+
+    def tle_rt_plan_create(self, kernel, gx, gy, gz, args, handle):
+        handle._obj.value = 2
+        return self._record("plan_create", (gx, gy, gz))
+
+    def tle_rt_plan_num_values(self, handle):
+        return 3
+
+    def tle_rt_plan_launch(self, handle, values, count, stream):
+        return self._record("plan_launch", list(values[:count]), stream)
+
+    def tle_rt_plan_free(self, handle):
+        self.calls.append(("plan_free",))

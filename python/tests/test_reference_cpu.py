@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from tle_sparse_mla.reference import sparse_mla_reference  # noqa: E402
+from tle.sparse_mla.reference import sparse_mla_reference  # noqa: E402
 
 H, D = 4, 576
 

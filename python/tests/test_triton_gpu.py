@@ -8,13 +8,13 @@ torch = pytest.importorskip("torch")
 pytestmark = [pytest.mark.gpu,
               pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")]
 
-from tle_sparse_mla.bench import check  # noqa: E402
-from tle_sparse_mla.inputs import make_inputs  # noqa: E402
+from tle.bench.sparse_mla import check  # noqa: E402
+from tle.sparse_mla.inputs import make_inputs  # noqa: E402
 
 
 def _run(s_q, s_kv, h, topk, scale, **kw):
     pytest.importorskip("triton")
-    from tle_sparse_mla.triton_peer import sparse_mla_triton
+    from tle.sparse_mla.triton_peer import sparse_mla_triton
     q, kv, idx = make_inputs(s_q, s_kv, h, topk, **kw)
     rows = torch.arange(s_q, device="cuda")
     if s_q > 512:

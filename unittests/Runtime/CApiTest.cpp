@@ -212,6 +212,35 @@ TEST(CApi, ArgsCheckWithoutADevice) {
   tle_rt_metadata_free(metadata);
 }
 
+TEST(CApi, PlansNeedALoadedKernel) {
+  EXPECT_EQ(tle_rt_plan_create(nullptr, 1, 1, 1, nullptr, nullptr),
+            TLE_RT_ERROR);
+  EXPECT_EQ(std::string(tle_rt_last_error()),
+            "tle_rt_plan_create: kernel and args must not be NULL");
+  EXPECT_EQ(tle_rt_plan_launch(nullptr, nullptr, 0, 0), TLE_RT_ERROR);
+  EXPECT_EQ(std::string(tle_rt_last_error()),
+            "tle_rt_plan_launch: plan and values must not be NULL");
+  EXPECT_EQ(tle_rt_plan_num_values(nullptr), 0);
+  tle_rt_plan_free(nullptr);
+
+  tle_rt_metadata *metadata =
+      readMetadata("tle_capi_plan_noop.json", noopMetadata);
+  ASSERT_NE(metadata, nullptr);
+  tle_rt_kernel *kernel = nullptr;
+  ASSERT_EQ(tle_rt_metadata_get_kernel(metadata, nullptr, &kernel), TLE_RT_OK);
+  tle_rt_args *args = nullptr;
+  ASSERT_EQ(tle_rt_args_create(&args), TLE_RT_OK);
+  tle_rt_launch_plan *plan = nullptr;
+  EXPECT_EQ(tle_rt_plan_create(kernel, 1, 1, 1, args, &plan), TLE_RT_ERROR);
+  EXPECT_EQ(std::string(tle_rt_last_error()),
+            "tle_rt_plan_create: kernel 'noop' comes from metadata read "
+            "without a device; load its module with tle_rt_module_load to "
+            "launch it");
+  EXPECT_EQ(plan, nullptr);
+  tle_rt_args_free(args);
+  tle_rt_metadata_free(metadata);
+}
+
 TEST(CApi, MetadataErrors) {
   tle_rt_metadata *metadata = nullptr;
   EXPECT_EQ(tle_rt_metadata_read("/nonexistent/k.json", &metadata),
@@ -221,36 +250,57 @@ TEST(CApi, MetadataErrors) {
   EXPECT_EQ(tle_rt_metadata_read(nullptr, &metadata), TLE_RT_ERROR);
 }
 
-/// The checks of tle_rt_launch_on_stream on a device; without one, opening
-/// fails cleanly and the rest is skipped.
-TEST(CApi, LaunchOnStreamChecksArguments) {
-  tle_rt_device *device = nullptr;
-  int code = tle_rt_device_open(0, &device);
-  if (code != TLE_RT_OK) {
-    EXPECT_EQ(code, TLE_RT_NO_DEVICE) << tle_rt_last_error();
-    GTEST_SKIP() << "no CUDA device: " << tle_rt_last_error();
+/// The noop kernel loaded on device 0, and argument lists for it; without a
+/// device, opening fails cleanly and the test is skipped.
+class NoopOnADevice : public ::testing::Test {
+protected:
+  void SetUp() override {
+    int code = tle_rt_device_open(0, &device);
+    if (code != TLE_RT_OK) {
+      EXPECT_EQ(code, TLE_RT_NO_DEVICE) << tle_rt_last_error();
+      GTEST_SKIP() << "no CUDA device: " << tle_rt_last_error();
+    }
+    std::string ptx = writeTempFile("tle_capi_noop.ptx", noopPTX);
+    std::string json = writeTempFile("tle_capi_noop.json", noopMetadata);
+    ASSERT_EQ(tle_rt_module_load(device, ptx.c_str(), json.c_str(), &module),
+              TLE_RT_OK)
+        << tle_rt_last_error();
+    ASSERT_EQ(tle_rt_module_get_kernel(module, nullptr, &kernel), TLE_RT_OK);
   }
-  std::string ptx = writeTempFile("tle_capi_noop.ptx", noopPTX);
-  std::string json = writeTempFile("tle_capi_noop.json", noopMetadata);
+
+  void TearDown() override {
+    tle_rt_module_free(module);
+    tle_rt_device_close(device);
+  }
+
+  /// (memref<?xf32>, index), or the index alone when `complete` is false.
+  static tle_rt_args *makeArgs(bool complete) {
+    tle_rt_args *args = nullptr;
+    EXPECT_EQ(tle_rt_args_create(&args), TLE_RT_OK);
+    const int64_t sizes[] = {4};
+    if (complete) {
+      EXPECT_EQ(tle_rt_args_add_memref(args, 0, "f32", 1, sizes, nullptr, 0),
+                TLE_RT_OK);
+    }
+    EXPECT_EQ(tle_rt_args_add_index(args, 4), TLE_RT_OK);
+    return args;
+  }
+
+  static constexpr const char *kMissingArgument =
+      "kernel 'noop' takes 2 arguments (memref<?xf32>, index), 1 were passed";
+
+  tle_rt_device *device = nullptr;
   tle_rt_module *module = nullptr;
   tle_rt_kernel *kernel = nullptr;
-  tle_rt_args *args = nullptr;
-  ASSERT_EQ(tle_rt_module_load(device, ptx.c_str(), json.c_str(), &module),
-            TLE_RT_OK)
-      << tle_rt_last_error();
-  ASSERT_EQ(tle_rt_module_get_kernel(module, nullptr, &kernel), TLE_RT_OK);
-  ASSERT_EQ(tle_rt_args_create(&args), TLE_RT_OK);
-  EXPECT_EQ(tle_rt_args_add_index(args, 4), TLE_RT_OK);
+};
+
+/// The checks of tle_rt_launch_on_stream.
+TEST_F(NoopOnADevice, LaunchOnStreamChecksArguments) {
+  tle_rt_args *args = makeArgs(false);
   EXPECT_EQ(tle_rt_launch_on_stream(kernel, 1, 1, 1, args, 0), TLE_RT_ERROR);
-  EXPECT_EQ(std::string(tle_rt_last_error()),
-            "kernel 'noop' takes 2 arguments (memref<?xf32>, index), 1 were "
-            "passed");
+  EXPECT_EQ(std::string(tle_rt_last_error()), kMissingArgument);
   tle_rt_args_free(args);
-  ASSERT_EQ(tle_rt_args_create(&args), TLE_RT_OK);
-  const int64_t sizes[] = {4};
-  EXPECT_EQ(tle_rt_args_add_memref(args, 0, "f32", 1, sizes, nullptr, 0),
-            TLE_RT_OK);
-  EXPECT_EQ(tle_rt_args_add_index(args, 4), TLE_RT_OK);
+  args = makeArgs(true);
   EXPECT_EQ(tle_rt_launch_on_stream(kernel, 1, 0, 1, args, 0), TLE_RT_ERROR);
   EXPECT_EQ(std::string(tle_rt_last_error()),
             "kernel 'noop': the grid has a zero dimension");
@@ -258,8 +308,29 @@ TEST(CApi, LaunchOnStreamChecksArguments) {
       << tle_rt_last_error();
   // The parameters were copied at launch: the list may go at once.
   tle_rt_args_free(args);
-  tle_rt_module_free(module);
-  tle_rt_device_close(device);
+}
+
+/// A plan: checked when made, launched with new values.
+TEST_F(NoopOnADevice, Plan) {
+  tle_rt_args *args = makeArgs(false);
+  tle_rt_launch_plan *plan = nullptr;
+  EXPECT_EQ(tle_rt_plan_create(kernel, 1, 1, 1, args, &plan), TLE_RT_ERROR);
+  EXPECT_EQ(std::string(tle_rt_last_error()), kMissingArgument);
+  tle_rt_args_free(args);
+  args = makeArgs(true);
+  ASSERT_EQ(tle_rt_plan_create(kernel, 2, 1, 1, args, &plan), TLE_RT_OK)
+      << tle_rt_last_error();
+  // The plan keeps its own copy of the list.
+  tle_rt_args_free(args);
+  EXPECT_EQ(tle_rt_plan_num_values(plan), 2);
+  const uint64_t values[] = {0, 8};
+  EXPECT_EQ(tle_rt_plan_launch(plan, values, 1, 0), TLE_RT_ERROR);
+  EXPECT_EQ(std::string(tle_rt_last_error()),
+            "kernel 'noop' takes 2 argument values (one per argument), 1 were "
+            "given");
+  EXPECT_EQ(tle_rt_plan_launch(plan, values, 2, 0), TLE_RT_OK)
+      << tle_rt_last_error();
+  tle_rt_plan_free(plan);
 }
 
 } // namespace

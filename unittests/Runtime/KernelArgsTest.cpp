@@ -208,6 +208,51 @@ TEST(KernelArgs, ParamsWithoutArgs) {
             "kernel 's': parameter 0 is f32, a i32 was packed");
 }
 
+/// A plan's launch replaces each argument's value and nothing else.
+TEST(KernelArgs, SetValues) {
+  KernelInfo kernel = pipesKernel();
+  kernel.args.push_back(scalarArg(KernelArgInfo::Kind::I32));
+  kernel.args.push_back(scalarArg(KernelArgInfo::Kind::F32));
+  kernel.params = getParams(kernel.args);
+  KernelArgs args = pipesArgs();
+  args.addI32(1);
+  args.addF32(1.0f);
+  ASSERT_TRUE(args.check(kernel));
+  float half = 0.5f;
+  uint32_t halfBits;
+  std::memcpy(&halfBits, &half, sizeof(halfBits));
+  const uint64_t values[] = {0x7000, 0x8000, 11, uint64_t(int64_t(-3)),
+                             halfBits};
+  auto noMaps = [](const detail::TensorMapEncoding &, void *) {
+    return Status::error("no tensor map here");
+  };
+  Status status = args.setValues(kernel, values, 5, noMaps);
+  ASSERT_TRUE(status) << status.message;
+  EXPECT_EQ(slot<uint64_t>(args, 0), 0x7000u);
+  EXPECT_EQ(slot<uint64_t>(args, 1), 0x7000u);
+  EXPECT_EQ(slot<uint64_t>(args, 7), 0x8000u);
+  EXPECT_EQ(slot<uint64_t>(args, 8), 0x8000u);
+  // Sizes and strides stay.
+  EXPECT_EQ(slot<int64_t>(args, 10), 64);
+  EXPECT_EQ(slot<int64_t>(args, 12), 256);
+  EXPECT_EQ(slot<int64_t>(args, 14), 11);
+  EXPECT_EQ(slot<int32_t>(args, 15), -3);
+  EXPECT_EQ(slot<float>(args, 16), 0.5f);
+  EXPECT_TRUE(args.check(kernel));
+
+  EXPECT_EQ(args.setValues(kernel, values, 4, noMaps).message,
+            "kernel 'pipes' takes 5 argument values (one per argument), 4 "
+            "were given");
+  const uint64_t wideI32[] = {0x7000, 0x8000, 11, uint64_t(1) << 31, halfBits};
+  EXPECT_EQ(args.setValues(kernel, wideI32, 5, noMaps).message,
+            "kernel 'pipes': argument 3 (i32): the value 2147483648 does not "
+            "fit an i32");
+  const uint64_t wideF32[] = {0x7000, 0x8000, 11, 0, uint64_t(1) << 32};
+  EXPECT_EQ(args.setValues(kernel, wideF32, 5, noMaps).message,
+            "kernel 'pipes': argument 4 (f32): an f32 value is its 32 bits, "
+            "in the low half of the 64; the high half is not 0");
+}
+
 TEST(KernelArgs, Clear) {
   KernelArgs args;
   args.addIndex(1);

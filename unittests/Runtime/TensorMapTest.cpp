@@ -301,4 +301,27 @@ TEST(TensorMapArgs, EncoderFailure) {
                 "): cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE");
 }
 
+/// A plan's launch: new addresses give new descriptors, and an address TMA
+/// cannot take is named.
+TEST(TensorMapArgs, SetValuesEncodesAnew) {
+  KernelArgs args = gemmArgs();
+  std::vector<TensorMapEncoding> calls;
+  auto record = [&](const TensorMapEncoding &encoding, void *) {
+    calls.push_back(encoding);
+    return Status::ok();
+  };
+  const uint64_t values[] = {0x40000, 0x50000, 0x60000, 512};
+  Status status = args.setValues(gemmKernel(), values, 4, record);
+  ASSERT_TRUE(status) << status.message;
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].address, 0x40000u);
+  EXPECT_EQ(calls[1].address, 0x50000u);
+  // The shapes are those the list was made with.
+  EXPECT_EQ(calls[1].globalDim[0], 1024u);
+  const uint64_t misaligned[] = {0x40008, 0x50000, 0x60000, 512};
+  EXPECT_EQ(args.setValues(gemmKernel(), misaligned, 4, record).message,
+            "kernel 'gemm': argument 0 (" + std::string(kA) +
+                "): the tensor's address 0x40008 is not 16-byte aligned");
+}
+
 } // namespace

@@ -160,6 +160,8 @@ public:
   void addI32(int32_t value);
   void addF32(float value);
   void clear();
+  /// The number of source arguments added.
+  size_t size() const { return sourceArgs.size(); }
 
   /// Checks the packed arguments against the kernel's arguments and
   /// parameter list: count and kinds; for memrefs the rank, element type,
@@ -175,6 +177,14 @@ public:
       const detail::TensorMapEncoding &encoding, void *descriptor)>;
   Status encodeTensorMaps(const KernelInfo &kernel,
                           const TensorMapEncoder &encode);
+  /// Replaces the value of every source argument, in order, keeping their
+  /// element types, sizes and strides: `values[i]` is the address of a
+  /// memref or tensor map, the value of an index, that of an i32
+  /// (sign-extended to 64 bits) or the bits of an f32 (in the low 32 bits).
+  /// Tensor maps are encoded anew with `encode`. For a list already checked
+  /// against `kernel` (LaunchPlan), so that nothing else is checked again.
+  Status setValues(const KernelInfo &kernel, const uint64_t *values,
+                   size_t count, const TensorMapEncoder &encode);
   /// Pointers to each parameter's storage, for cuLaunchKernel.
   std::vector<void *> pointers();
   /// The packed parameters, e.g. "ptr, ptr, i64, i64, i64, i64, i64".
@@ -208,6 +218,8 @@ private:
   Status checkParams(const KernelInfo &kernel) const;
   Status getTensorMapEncoding(const KernelInfo &kernel, size_t index,
                               detail::TensorMapEncoding &encoding) const;
+  Status encodeTensorMap(const KernelInfo &kernel, size_t index,
+                         const TensorMapEncoder &encode);
 
   std::vector<Param> params;
   std::vector<SourceArg> sourceArgs;
@@ -223,6 +235,7 @@ struct Timing {
 };
 
 class Module;
+class LaunchPlan;
 
 /// One CUDA device with its primary context, through the driver API. The
 /// primary context is the one the CUDA runtime (and PyTorch, CuPy) use, so
@@ -273,6 +286,14 @@ public:
   Status launchOnStream(Module &module, const std::string &kernel,
                         const unsigned grid[3], KernelArgs &args,
                         uint64_t stream);
+  /// Checks the grid and `args` against `kernel` as launchOnStream does and
+  /// keeps them in `plan`, whose launches only replace the arguments'
+  /// values (LaunchPlan::launch): a kernel launched again and again with new
+  /// tensors of the same shapes is checked once. The plan uses the module's
+  /// kernel: destroy it before the module.
+  Status planLaunch(Module &module, const std::string &kernel,
+                    const unsigned grid[3], KernelArgs args,
+                    std::unique_ptr<LaunchPlan> &plan);
   /// `warmup` untimed launches, then `reps` launches each between two CUDA
   /// events, all enqueued back to back (as a peer timed in a loop or by
   /// do_bench runs: the GPU never idles between them) and waited for under
@@ -286,6 +307,25 @@ private:
   explicit Device(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl;
   double watchdogSeconds = 10.0;
+};
+
+/// A launch checked once (Device::planLaunch) and then enqueued again and
+/// again on the caller's streams with new argument values.
+class LaunchPlan {
+public:
+  ~LaunchPlan();
+  /// How many values a launch takes: one per source argument.
+  size_t numValues() const;
+  /// Sets the arguments' values (KernelArgs::setValues) and enqueues one
+  /// launch on `stream` as Device::launchOnStream does: without waiting and
+  /// without the watchdog. Safe to call from several threads at once.
+  Status launch(const uint64_t *values, size_t count, uint64_t stream);
+
+private:
+  friend class Device;
+  struct Impl;
+  LaunchPlan();
+  std::unique_ptr<Impl> impl;
 };
 
 /// A loaded module: its kernels and their metadata.

@@ -45,6 +45,7 @@ typedef struct tle_rt_module tle_rt_module;
 typedef struct tle_rt_metadata tle_rt_metadata;
 typedef struct tle_rt_kernel tle_rt_kernel;
 typedef struct tle_rt_args tle_rt_args;
+typedef struct tle_rt_launch_plan tle_rt_launch_plan;
 
 /** Why the last failed call of this thread failed ("" if none did). */
 TLE_RT_API const char *tle_rt_last_error(void);
@@ -213,6 +214,38 @@ TLE_RT_API int tle_rt_time(tle_rt_kernel *kernel, unsigned grid_x,
                            unsigned grid_y, unsigned grid_z, tle_rt_args *args,
                            int warmup, int reps, double *median_ms,
                            double *min_ms, double *max_ms);
+
+/* Launch plans, for a kernel launched again and again with new tensors of
+   the same shapes (a PyTorch operator): the checks of an argument list are
+   made once, when the plan is created, and each launch only replaces the
+   arguments' values, one 64-bit value per argument. */
+
+/** Checks `args` and the grid against `kernel` as tle_rt_launch_on_stream
+    does and makes a plan of them. The plan keeps a copy of the list (the
+    caller still owns and frees `args`) and belongs to the kernel's module:
+    free it with tle_rt_plan_free before the module. */
+TLE_RT_API int tle_rt_plan_create(tle_rt_kernel *kernel, unsigned grid_x,
+                                  unsigned grid_y, unsigned grid_z,
+                                  const tle_rt_args *args,
+                                  tle_rt_launch_plan **plan);
+TLE_RT_API void tle_rt_plan_free(tle_rt_launch_plan *plan);
+/** The number of values tle_rt_plan_launch takes: the number of arguments
+    of the list the plan was made from. */
+TLE_RT_API int tle_rt_plan_num_values(const tle_rt_launch_plan *plan);
+/** One launch with the plan's grid and argument list, each argument's value
+    replaced by the next of `count` values: a memref's or a tensor map's
+    address (a tensor map is encoded anew and its address checked, as
+    tle_rt_args_check does), an index's value, an i32's value sign-extended
+    to 64 bits, or an f32's bits in the low 32 bits. Everything else (element
+    types, sizes, strides) is the list's, as checked when the plan was made:
+    the tensors must have those shapes. Enqueued on `stream` and returned
+    from at once, exactly as tle_rt_launch_on_stream: without waiting and
+    without the watchdog, errors of the kernel surfacing at the next call
+    that synchronizes with the stream. `values` may be reused as soon as the
+    call returns. Several threads may launch one plan at once. */
+TLE_RT_API int tle_rt_plan_launch(tle_rt_launch_plan *plan,
+                                  const uint64_t *values, int count,
+                                  uint64_t stream);
 
 #ifdef __cplusplus
 } /* extern "C" */

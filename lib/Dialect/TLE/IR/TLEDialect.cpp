@@ -7,6 +7,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -44,6 +45,27 @@ static void printBoxShape(AsmPrinter &printer, ArrayRef<int64_t> box,
 #define GET_OP_CLASSES
 #include "tle/Dialect/TLE/IR/TLEOps.cpp.inc"
 
+namespace {
+/// Every TLE op may be inlined, and a call may be inlined into any region
+/// of a TLE op (a partition of tle.warp_specialize): helper functions of a
+/// kernel are inlined before the protocol check sees it. What an inlined
+/// body does wrongly there (a pipe op in the wrong partition, a layout that
+/// does not fit) is reported by the checks that follow.
+struct TLEInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void TLEDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
@@ -57,6 +79,7 @@ void TLEDialect::initialize() {
 #define GET_OP_LIST
 #include "tle/Dialect/TLE/IR/TLEOps.cpp.inc"
       >();
+  addInterfaces<TLEInlinerInterface>();
 }
 
 /// Checks a discardable attribute of a kernel function.

@@ -304,11 +304,22 @@ struct WgmmaWaitOpLowering : OpConversionPattern<WgmmaWaitOp> {
     SmallVector<Value> registers;
     SmallVector<Type> registerTypes;
     SmallVector<std::pair<int64_t, Type>> shapes;
-    for (Value input : adaptor.getInputs()) {
+    // Only results that are read are tied to the wait. An unread one may
+    // name registers that a later multiply still accumulates into (a
+    // pending(1) wait on the first of two chained multiplies): tying them
+    // would make LLVM copy them while that multiply runs, and ptxas then
+    // serialises every wgmma of the kernel (C7514).
+    SmallVector<Value> passThrough(op->getNumResults());
+    for (auto [input, result] :
+         llvm::zip_equal(adaptor.getInputs(), op->getResults())) {
       auto type = cast<VectorType>(input.getType());
       Type element = type.getElementType();
       if (element.getIntOrFloatBitWidth() != 32)
         return op.emitOpError("waits on 32-bit elements only, got ") << element;
+      if (result.use_empty()) {
+        passThrough[result.getResultNumber()] = input;
+        continue;
+      }
       shapes.push_back({type.getNumElements(), element});
       for (Value e : extractElements(rewriter, loc, input)) {
         registers.push_back(e);
@@ -323,7 +334,7 @@ struct WgmmaWaitOpLowering : OpConversionPattern<WgmmaWaitOp> {
                                 /*has_side_effects=*/true, false,
                                 LLVM::tailcallkind::TailCallKind::None,
                                 LLVM::AsmDialectAttr(), ArrayAttr());
-      rewriter.eraseOp(op);
+      rewriter.replaceOp(op, passThrough);
       return success();
     }
     SmallVector<std::string> constraints;
@@ -338,14 +349,18 @@ struct WgmmaWaitOpLowering : OpConversionPattern<WgmmaWaitOp> {
         llvm::join(constraints, ","), /*has_side_effects=*/true, false,
         LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
         ArrayAttr());
-    SmallVector<Value> results;
+    SmallVector<Value> results = std::move(passThrough);
     int64_t r = 0;
-    for (auto [count, element] : shapes) {
+    auto shape = shapes.begin();
+    for (Value &result : results) {
+      if (result)
+        continue;
+      auto [count, element] = *shape++;
       SmallVector<Value> elements;
       for (int64_t i = 0; i < count; ++i)
         elements.push_back(
             LLVM::ExtractValueOp::create(rewriter, loc, wait.getRes(), r++));
-      results.push_back(fromElements(rewriter, loc, element, elements));
+      result = fromElements(rewriter, loc, element, elements);
     }
     rewriter.replaceOp(op, results);
     return success();

@@ -224,9 +224,9 @@ func.func @wgmma_split_n(%n: index) {
 
 // -----
 
-// wgmma_wait ties every register of every input through the asm, so no
-// read of an accumulator can move above the wait: 4 + 2 outputs, inputs
-// tied to them in order.
+// wgmma_wait ties every register of every input that is read afterwards
+// through the asm, so no read of an accumulator can move above the wait:
+// 4 + 2 outputs, inputs tied to them in order.
 // CHECK-LABEL: func.func @wgmma_wait
 // CHECK: %[[X0:.*]] = vector.extract %[[X:.*]][0] : f32 from vector<4xf32>
 // CHECK-NEXT: %[[X1:.*]] = vector.extract %[[X]][1]
@@ -255,5 +255,24 @@ func.func @wgmma_wait(%n: index) {
     %w:2 = tle.wgmma_wait %x, %y pending(1) : tensor<64x8xf32, #acc>, tensor<64xf32, #row>
     scf.yield %w#0, %w#1 : tensor<64x8xf32, #acc>, tensor<64xf32, #row>
   }
+  return
+}
+
+// -----
+
+// An input whose result nobody reads is not tied: with two chained
+// multiplies, a pending(1) wait on the first names registers the second
+// still accumulates into, and tying them makes ptxas serialise every wgmma
+// of the kernel (C7514). The wait is then a bare wait_group.
+// CHECK-LABEL: func.func @wgmma_wait_unread
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 1;", "" : () -> ()
+// CHECK-NOT: wgmma.wait_group.sync.aligned 1;
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,=f,=f,=f,0,1,2,3"
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @wgmma_wait_unread() {
+  %x = arith.constant dense<1.0> : tensor<64x8xf32, #acc>
+  %first = tle.wgmma_wait %x pending(1) : tensor<64x8xf32, #acc>
+  %done = tle.wgmma_wait %x pending(0) : tensor<64x8xf32, #acc>
+  %sum = arith.addf %done, %done : tensor<64x8xf32, #acc>
   return
 }

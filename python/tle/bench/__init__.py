@@ -1,7 +1,10 @@
 """The one benchmark harness: every implementation, ours and the peers', is
 timed by the same functions, in the same process, in interleaved rounds.
+The benchmarks are its submodules (python -m tle.bench.sparse_mla,
+python -m tle.bench.gemm); each imports its timing from here, none from
+another.
 
-Two methods, each applied alike to everything compared:
+Two methods for GPU time, each applied alike to everything compared:
 
 - `do_bench_ms`: triton.testing.do_bench's median (it clears L2 before each
   call and sizes the loop by time);
@@ -17,11 +20,16 @@ Triton or PyTorch kernel. `interleaved` alternates the implementations
 round by round, so that a drift of the card's clock over the run falls on
 all of them.
 
+`cpu_us` measures the other cost of a call: the CPU time the host spends
+in it (checks, allocation, the launch itself), which bounds how fast a
+model can issue small kernels.
+
 torch and triton are imported when a timer runs, so that the harness's
 bookkeeping can be tested without them.
 """
 
 import statistics
+import time
 
 
 def do_bench_ms(fn, warmup_ms, rep_ms):
@@ -50,6 +58,24 @@ def events_ms(fn, warmup, reps):
         end.record()
     torch.cuda.synchronize()
     return statistics.median(start.elapsed_time(end) for start, end in pairs)
+
+
+def cpu_us(fn, calls, warmup=10):
+    """Microseconds of CPU time per call of `fn`: perf_counter around
+    `calls` calls made back to back, after `warmup` untimed ones. The GPU is
+    synchronized before and after, outside the timing, so that its queue
+    never fills (a launch into a full queue waits, and that wait is not
+    the call's cost); keep `calls` in the hundreds."""
+    import torch
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    elapsed = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return elapsed / calls * 1e6
 
 
 def interleaved(functions, measure, rounds):

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-import tle_gemm
-import tle_runtime as rt
+import tle.gemm as tle_gemm
+import tle.runtime as rt
 
 def _map(box):
     return rt.Arg("tensor_map", f"!tle.tensor_map<{box[0]}x{box[1]}xbf16, swizzle = 128>",
@@ -36,7 +36,7 @@ def test_tflops():
 
 def test_table_compares_each_method_with_itself(capsys):
     pytest.importorskip("torch")
-    from tle_gemm import bench
+    from tle.bench import gemm as bench
     entry = {"size": 8192}
     for method, (cublas, tle) in {"do_bench": (1.6, 1.8), "events": (1.5, 1.7)}.items():
         for name, ms in (("cublas", cublas), ("tle", tle)):

@@ -1,13 +1,13 @@
 """Check and time a compiled TLE GEMM kernel against torch.matmul (cuBLAS).
 
-    python -m tle_gemm.bench KERNEL.ptx [--metadata KERNEL.json]
+    python -m tle.bench.gemm KERNEL.ptx [--metadata KERNEL.json]
         [--sizes 4096,8192] [--bn 256] [--json FILE]
 
 For each size S: A [S, S] and B [S, S] bf16, uniform in [-1, 1), on the
 GPU; the kernel writes C = A @ B (bf16, fp32 accumulation) into a C poisoned
-with NaN, which must match torch.matmul(A, B) within tle_gemm.tolerance.
+with NaN, which must match torch.matmul(A, B) within tle.gemm.tolerance.
 Then torch.matmul (cuBLAS) and the kernel (Kernel.launch_async on PyTorch's
-stream) are timed alike by tle_bench, in --rounds interleaved rounds, with
+stream) are timed alike by tle.bench, in --rounds interleaved rounds, with
 each of its two methods: do_bench's median (L2 cleared before each run;
 --do-bench-warmup, --do-bench-rep) and back-to-back launches between CUDA
 events (--warmup, --reps). Each figure is the median of the rounds; TFLOPS =
@@ -27,10 +27,9 @@ import sys
 
 import torch
 
-import tle_bench
-import tle_runtime as rt
-
-from . import grid, tflops, tile_rows, tolerance
+from . import do_bench_ms, events_ms, interleaved
+from .. import runtime as rt
+from ..gemm import grid, tflops, tile_rows, tolerance
 
 
 def make_inputs(size, seed):
@@ -64,11 +63,11 @@ def compare(c, ref, k):
             "tolerance": {"rel": rel, "abs": abs_}, "ok": not bool(bad.any())}
 
 
-# Each timing method of tle_bench, as a function of the options.
+# Each timing method of tle.bench, as a function of the options.
 METHODS = {
-    "do_bench": lambda o: lambda fn: tle_bench.do_bench_ms(
+    "do_bench": lambda o: lambda fn: do_bench_ms(
         fn, o.do_bench_warmup, o.do_bench_rep),
-    "events": lambda o: lambda fn: tle_bench.events_ms(fn, o.warmup, o.reps),
+    "events": lambda o: lambda fn: events_ms(fn, o.warmup, o.reps),
 }
 IMPLEMENTATIONS = ("cublas", "tle")
 
@@ -87,7 +86,7 @@ def run_size(kernel, size, bm, bn, options):
     calls = {"cublas": lambda: torch.matmul(a, b, out=out),
              "tle": lambda: kernel.launch_async(cta_grid, args)}
     for method, make_measure in METHODS.items():
-        rounds = tle_bench.interleaved(calls, make_measure(options), options.rounds)
+        rounds = interleaved(calls, make_measure(options), options.rounds)
         for name in IMPLEMENTATIONS:
             ms = statistics.median(rounds[name])
             entry[f"{name}_{method}_rounds_ms"] = rounds[name]
@@ -163,7 +162,7 @@ def main(argv=None):
                   "device": device.name, "torch": torch.__version__,
                   "kernel": kernel.name, "kernel_file": a.kernel_file,
                   "bm": bm, "bn": a.bn, "seed": a.seed,
-                  "timing": f"tle_bench, both implementations alike, median of "
+                  "timing": f"tle.bench, both implementations alike, median of "
                             f"{a.rounds} interleaved rounds: do_bench median "
                             f"(warmup {a.do_bench_warmup} ms, rep "
                             f"{a.do_bench_rep} ms) and back-to-back events "

@@ -1,6 +1,6 @@
 """The benchmark harness's bookkeeping, without torch or a GPU."""
 
-import tle_bench
+import tle.bench as tle_bench
 
 
 def test_rounds_interleave_the_implementations():

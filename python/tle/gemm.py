@@ -1,6 +1,6 @@
 """bf16 GEMM (C = A @ B, fp32 accumulation) through the TLE runtime: the
 shape rules of tle-run's gemm problem (include/tle/Problems/Gemm.h) and the
-comparison with PyTorch. The benchmark is tle_gemm.bench; nothing here
+comparison with PyTorch. The benchmark is tle.bench.gemm; nothing here
 imports torch.
 """
 
@@ -9,7 +9,7 @@ import math
 
 def tile_rows(signature):
     """bm, the rows of C one CTA computes: the rows of A's box (argument 0)
-    of a kernel's signature (tle_runtime.Arg)."""
+    of a kernel's signature (tle.runtime.Arg)."""
     if len(signature) != 4 or signature[0].kind != "tensor_map":
         types = ", ".join(arg.type for arg in signature)
         raise ValueError(f"a GEMM kernel takes (a tensor map over A, one over B, "

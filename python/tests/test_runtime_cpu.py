@@ -8,8 +8,11 @@ import types
 
 import pytest
 
-import tle_runtime as rt
+import tle.runtime as rt
+from conftest import REPO
 from fakes import FakeLibrary, FakeTensor
+
+HEADER = os.path.join(REPO, "include", "tle", "Runtime", "tle_runtime.h")
 
 
 def test_values_become_their_kinds():
@@ -70,22 +73,30 @@ def test_grid():
 def test_library_from_the_environment(tmp_path):
     path = tmp_path / "libtle_runtime.so"
     path.write_bytes(b"")
-    assert rt.find_library({"TLE_RUNTIME_LIB": str(path)}) == str(path)
+    bundled = tmp_path / "bundled.so"
+    bundled.write_bytes(b"")
+    assert rt.find_library({"TLE_RUNTIME_LIB": str(path)}, str(bundled)) == str(path)
     with pytest.raises(rt.LibraryNotFoundError,
                        match="TLE_RUNTIME_LIB=/nowhere/lib.so: no such file"):
         rt.find_library({"TLE_RUNTIME_LIB": "/nowhere/lib.so"})
 
 
-def test_library_beside_the_build(tmp_path):
+def test_library_bundled_then_beside_the_build(tmp_path):
+    bundled = tmp_path / "tle" / "lib" / "libtle_runtime.so"
     with pytest.raises(rt.LibraryNotFoundError) as error:
-        rt.find_library({}, root=str(tmp_path))
+        rt.find_library({}, str(bundled), root=str(tmp_path))
     message = str(error.value)
-    assert "libtle_runtime.so not found" in message
+    assert "libtle_runtime.so not found: this tle bundles none" in message
     assert str(tmp_path) in message and "TLE_RUNTIME_LIB" in message
+    assert "ninja -C build tle-wheel" in message
     built = tmp_path / "build-gpu" / "lib"
     built.mkdir(parents=True)
     (built / "libtle_runtime.so").write_bytes(b"")
-    assert rt.find_library({}, root=str(tmp_path)) == str(built / "libtle_runtime.so")
+    assert rt.find_library({}, str(bundled), root=str(tmp_path)) == str(
+        built / "libtle_runtime.so")
+    bundled.parent.mkdir(parents=True)
+    bundled.write_bytes(b"")
+    assert rt.find_library({}, str(bundled), root=str(tmp_path)) == str(bundled)
 
 
 def test_metadata_path():
@@ -121,16 +132,14 @@ def test_real_library_without_a_device():
 
 
 def test_ctypes_prototypes_are_in_the_header():
-    header = os.path.join(rt._REPO, "include", "tle", "Runtime", "tle_runtime.h")
-    with open(header) as f:
+    with open(HEADER) as f:
         declared = {line.split("(")[0].split()[-1].lstrip("*")
                     for line in f if line.startswith("TLE_RT_API")}
     assert set(rt._PROTOTYPES) <= declared
 
 
 def test_status_codes_are_the_headers():
-    header = os.path.join(rt._REPO, "include", "tle", "Runtime", "tle_runtime.h")
-    with open(header) as f:
+    with open(HEADER) as f:
         text = f.read()
     for name in ("OK", "ERROR", "NO_DEVICE", "HANG"):
         assert f"TLE_RT_{name} = {getattr(rt, name)}," in text
@@ -138,8 +147,7 @@ def test_status_codes_are_the_headers():
 
 def test_arg_info_matches_the_header():
     """_ArgInfo declares tle_rt_arg_info's fields in the header's order."""
-    header = os.path.join(rt._REPO, "include", "tle", "Runtime", "tle_runtime.h")
-    with open(header) as f:
+    with open(HEADER) as f:
         text = f.read()
     body = text[text.index("typedef struct tle_rt_arg_info {"):
                 text.index("} tle_rt_arg_info;")]
@@ -255,3 +263,34 @@ def test_launch_async_on_a_given_stream():
     lib.code, lib.error = rt.ERROR, b"kernel 'k': the grid has a zero dimension"
     with pytest.raises(rt.TleError, match="zero dimension"):
         kernel.launch_async((1,), rt.Args([], lib=FakeLibrary()), stream=0)
+
+
+def test_a_plan_launches_new_values():
+    lib = FakeLibrary()
+    kernel = _fake_kernel(lib)
+    plan = kernel.plan((4, 2), rt.Args([3], lib=lib))
+    assert ("plan_create", (4, 2, 1)) in lib.calls
+    assert plan.num_values == 3
+    plan.launch((0x1000, 7, rt.f32_bits(0.5)), 0x55)
+    assert lib.calls[-1] == ("plan_launch", [0x1000, 7, 0x3F000000], 0x55)
+    with pytest.raises(ValueError, match=r"kernel 'k' takes 3 argument values "
+                                         r"\(one per argument\), 2 were given"):
+        plan.launch((1, 2), 0)
+    lib.code, lib.error = rt.ERROR, b"kernel 'k': the tensor's address is bad"
+    with pytest.raises(rt.TleError, match="address is bad"):
+        plan.launch((1, 2, 3), 0)
+    del plan
+    assert lib.calls[-1] == ("plan_free",)
+
+
+def test_a_kernel_of_metadata_makes_no_plan(tmp_path):
+    kernel = _described_kernel(tmp_path)
+    with pytest.raises(rt.TleError, match="tle_rt_plan_create: kernel 'k' comes from "
+                                          "metadata read without a device"):
+        kernel.plan((1,), kernel.args(_values()))
+
+
+def test_f32_bits():
+    assert rt.f32_bits(1.0) == 0x3F800000
+    assert rt.f32_bits(-2.0) == 0xC0000000
+    assert rt.f32_bits(float("-inf")) == 0xFF800000

@@ -1,21 +1,32 @@
-"""Benchmark driver: check and time SparseMLA implementations per SKV.
+"""The SparseMLA benchmark: check and time SparseMLA implementations per
+SKV, or measure the CPU cost of one call (--launch-cost).
 
-    python -m tle_sparse_mla.bench [--skv 8192,32768,...] [--impl a,b]
+    python -m tle.bench.sparse_mla [--skv 8192,32768,...] [--impl a,b]
         [--tle-kernel [NAME=]K.ptx ...] [--flashmla-peer DIR]
         [--order score|sorted] [--rounds N] [--check] [--json F] [--plot F]
+        [--launch-cost [--calls N]]
 
 B=1, SQ=4096, H=128, topk=2048. TFLOPS = 2*B*SQ*H*topk*(576+512) / time.
-Every implementation is timed in this process the same way, by tle_bench:
+Every implementation is timed in this process the same way, by tle.bench:
 do_bench's median of calls that allocate the outputs and launch on
 PyTorch's current stream, in --rounds interleaved rounds (the median of the
 rounds is reported). Indices are in score order unless --order sorted.
 
-"tle" is the compiled kernel given by --tle-kernel or
-$TLE_SPARSE_MLA_KERNEL (its .json beside it); --tle-kernel NAME=PATH adds
-"tle_NAME", and may be repeated. "flashmla" is FlashMLA's sm90 kernel
-through a peer extension built on the GPU machine (docs/benchmarks.md says
-how), found in --flashmla-peer or $TLE_FLASHMLA_PEER; it is left out with a
-note when absent.
+Ours: "tle_NAME" for each SparseMLA variant bundled in this package (the
+kernel alone, tle.sparse_mla.SparseMLA), and "tle.sparse_mla_fwd", the
+public call, which runs the fastest variant that takes the shape. A
+compiled kernel given by --tle-kernel PATH (or $TLE_SPARSE_MLA_KERNEL, its
+.json beside it) is "tle"; --tle-kernel NAME=PATH adds "tle_NAME" (in place
+of a bundled variant of that name), and may be repeated. Peers:
+"triton_naive", the Triton kernel of the same dataflow as the naive
+variant, and "flashmla", FlashMLA's sm90 kernel through a peer extension
+built on the GPU machine (docs/benchmarks.md says how), found in
+--flashmla-peer or $TLE_FLASHMLA_PEER; it is left out with a note when
+absent.
+
+--launch-cost measures, instead of TFLOPS, the CPU time of one call of
+each implementation at the first SKV (tle.bench.cpu_us: perf_counter over
+--calls calls back to back; the median of --rounds interleaved rounds).
 """
 
 import argparse
@@ -29,14 +40,17 @@ import sys
 
 import torch
 
-import tle_bench
-import tle_runtime as rt
+from . import cpu_us, do_bench_ms, interleaved
+from .. import runtime as rt
+from ..sparse_mla import D_QK, D_V, VARIANTS
+from ..sparse_mla.inputs import ORDERS, make_inputs
+from ..sparse_mla.kernel import SparseMLA, load
+from ..sparse_mla.reference import sparse_mla_reference
 
-from . import tle_kernel
-from .inputs import ORDERS, make_inputs
-from .reference import sparse_mla_reference
-
-D_QK, D_V = 576, 512
+# The compiled kernel timed as "tle" when --tle-kernel names none.
+KERNEL_ENV = "TLE_SPARSE_MLA_KERNEL"
+# The public call, timed beside the variants it picks from.
+PUBLIC = "tle.sparse_mla_fwd"
 
 # Tolerances of the anchors (FlashMLA's test).
 OUT_ATOL, OUT_RTOL, OUT_COS = 8e-4, 3.01 / 128, 7e-6
@@ -44,8 +58,13 @@ STAT_ATOL, STAT_RTOL = 1e-6, 2.01 / 65536
 
 
 def _triton_impl(options):
-    from .triton_peer import sparse_mla_triton
+    from ..sparse_mla.triton_peer import sparse_mla_triton
     return sparse_mla_triton
+
+
+def _public_impl(options):
+    from .. import sparse_mla_fwd
+    return sparse_mla_fwd
 
 
 FLASHMLA_ENV = "TLE_FLASHMLA_PEER"
@@ -74,13 +93,23 @@ def _tle_kernels(options, environ=os.environ):
     given = getattr(options, "tle_kernel", None) or []
     if isinstance(given, str):
         given = [given]
-    if not given and environ.get(tle_kernel.ENV):
-        given = [environ[tle_kernel.ENV]]
+    if not given and environ.get(KERNEL_ENV):
+        given = [environ[KERNEL_ENV]]
     kernels = {}
     for spec in given:
         name, sep, path = spec.partition("=")
         kernels["tle_" + name if sep else "tle"] = path if sep else spec
     return kernels
+
+
+def _bundled(variants=VARIANTS):
+    """{implementation name: loader} of the variants this package holds
+    compiled, and the public call when it holds any."""
+    loaders = {f"tle_{v.name}": (lambda o, v=v: SparseMLA([v]))
+               for v in variants if v.is_bundled()}
+    if loaders:
+        loaders[PUBLIC] = _public_impl
+    return loaders
 
 
 # Implementations besides the compiled kernels: name -> loader(options)
@@ -191,13 +220,15 @@ def result_line(entry, checked):
     return line
 
 
-def select_implementations(impl, options, environ=os.environ):
+def select_implementations(impl, options, environ=os.environ, variants=VARIANTS):
     """{name: loader} to run and notes on what was left out: `impl`
     (comma-separated) when given, else every implementation that is
-    available (compiled kernels named, the FlashMLA peer present)."""
+    available (the bundled variants, compiled kernels named, the FlashMLA
+    peer present)."""
     loaders = dict(IMPLEMENTATIONS)
+    loaders.update(_bundled(variants))
     for name, path in _tle_kernels(options, environ).items():
-        loaders[name] = lambda o, path=path: tle_kernel.load(path)
+        loaders[name] = lambda o, path=path: load(path)
     if impl:
         names = impl.split(",")
         unknown = [n for n in names if n not in loaders]
@@ -207,12 +238,26 @@ def select_implementations(impl, options, environ=os.environ):
         return {n: loaders[n] for n in names}, []
     notes = []
     if not any(n.startswith("tle") for n in loaders):
-        notes.append(f"note: no compiled kernel (--tle-kernel or ${tle_kernel.ENV})")
+        notes.append(f"note: no compiled kernel: none bundled (install the wheel "
+                     f"that ninja -C build tle-wheel builds), none named "
+                     f"(--tle-kernel or ${KERNEL_ENV})")
     if not (getattr(options, "flashmla_peer", None) or environ.get(FLASHMLA_ENV)):
         loaders.pop("flashmla")
         notes.append(f"note: 'flashmla' left out: no peer (--flashmla-peer or "
                      f"${FLASHMLA_ENV})")
     return loaders, notes
+
+
+def kernel_report(fn, q, kv, indices):
+    """What a call of `fn` runs on, for the JSON report: the variant and its
+    kernel for a SparseMLA, the variant it picks for the public call."""
+    if isinstance(fn, SparseMLA):
+        variant = fn.variant_for(q, kv, indices)
+        kernel = fn.kernel(variant, q.device.index)
+        return {"variant": variant.name, "file": variant.kernel_file(),
+                "kernel": kernel.name, "block": list(kernel.block),
+                "shared_memory": kernel.shared_memory}
+    return {"variant": SparseMLA().variant_for(q, kv, indices).name}
 
 
 def ratios(results, names):
@@ -269,7 +314,23 @@ def plot(results, names, path, title):
     return True
 
 
-def main(argv=None):
+def launch_cost(impls, inputs, sm_scale, calls, rounds):
+    """{name: [microseconds of CPU time per call, each round]} of every
+    implementation called on `inputs`, in interleaved rounds."""
+    q, kv, idx = inputs
+    functions = {name: functools.partial(fn, q, kv, idx, sm_scale)
+                 for name, fn in impls.items()}
+    return interleaved(functions, lambda f: cpu_us(f, calls), rounds)
+
+
+def print_launch_cost(rounds):
+    print("\n| implementation | CPU us per call (median) | min |")
+    print("|---|---:|---:|")
+    for name, times in rounds.items():
+        print(f"| {name} | {statistics.median(times):.1f} | {min(times):.1f} |")
+
+
+def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--skv", default="8192,32768,65536,98304,131072")
@@ -277,12 +338,12 @@ def main(argv=None):
     ap.add_argument("--heads", type=int, default=128)
     ap.add_argument("--topk", type=int, default=2048)
     ap.add_argument("--impl", help="comma-separated, of: "
-                    + ", ".join(IMPLEMENTATIONS) + ", tle[_NAME] (default: all "
-                    "that are available)")
+                    + ", ".join(IMPLEMENTATIONS) + f", tle[_NAME], {PUBLIC} "
+                    "(default: all that are available)")
     ap.add_argument("--tle-kernel", action="append",
                     help="[NAME=]PATH of a compiled SparseMLA kernel (.ptx or "
                     ".cubin, its .json beside it), timed as tle or tle_NAME; "
-                    "repeatable; default $TLE_SPARSE_MLA_KERNEL")
+                    f"repeatable; default ${KERNEL_ENV}")
     ap.add_argument("--flashmla-peer", help="folder of the FlashMLA peer "
                     f"extension; default ${FLASHMLA_ENV}")
     ap.add_argument("--order", choices=ORDERS, default="score",
@@ -293,10 +354,17 @@ def main(argv=None):
     ap.add_argument("--rep", type=int, default=200, help="ms (do_bench)")
     ap.add_argument("--rounds", type=int, default=4,
                     help="interleaved rounds; the median is reported")
+    ap.add_argument("--launch-cost", action="store_true",
+                    help="measure the CPU time of one call instead of TFLOPS")
+    ap.add_argument("--calls", type=int, default=100,
+                    help="calls per round of --launch-cost")
     ap.add_argument("--json")
     ap.add_argument("--plot")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
+
+def main(argv=None):
+    a = parse_args(argv)
     if not torch.cuda.is_available():
         print("no CUDA device", file=sys.stderr)
         return rt.NO_DEVICE
@@ -305,11 +373,10 @@ def main(argv=None):
         loaders, notes = select_implementations(a.impl, a)
         for note in notes:
             print(note, file=sys.stderr)
-        impls = {n: load(a) for n, load in loaders.items()}
+        impls = {n: load_impl(a) for n, load_impl in loaders.items()}
     except (ValueError, OSError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
         return rt.ERROR
-    names = list(impls)
     sm_scale = 1.0 / math.sqrt(D_QK)
     fl = flops(a.sq, a.heads, a.topk)
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -321,16 +388,46 @@ def main(argv=None):
               "sm_scale": sm_scale, "flops": fl,
               "index_distribution": f"distinct causal, {a.order} order: token t "
                                     "at SKV-SQ+t draws topk ids from [0, SKV-SQ+t]",
-              "timing": f"tle_bench: triton.testing.do_bench median, warmup "
-                        f"{a.warmup} ms, rep {a.rep} ms, median of {a.rounds} "
-                        f"interleaved rounds; each call allocates its outputs",
               "results": []}
-    report["tle_kernels"] = {n: {"name": f.kernel.name, "block": list(f.kernel.block),
-                                 "shared_memory": f.kernel.shared_memory}
-                             for n, f in impls.items() if n.startswith("tle")}
+    if a.launch_cost:
+        inputs = make_inputs(a.sq, skvs[0], a.heads, a.topk, seed=skvs[0], order=a.order)
+        rounds = launch_cost(impls, inputs, sm_scale, a.calls, a.rounds)
+        report["timing"] = (f"tle.bench.cpu_us: perf_counter over {a.calls} calls "
+                            f"back to back at SKV {skvs[0]}, median of {a.rounds} "
+                            f"interleaved rounds")
+        report["launch_cost_us"] = rounds
+        print_launch_cost(rounds)
+    else:
+        report["timing"] = (f"tle.bench: triton.testing.do_bench median, warmup "
+                            f"{a.warmup} ms, rep {a.rep} ms, median of {a.rounds} "
+                            f"interleaved rounds; each call allocates its outputs")
+        if not run_tflops(impls, a, skvs, sm_scale, report):
+            if a.json:
+                write_json(report, a.json)
+            print("CHECK FAILED", file=sys.stderr)
+            return rt.ERROR
+    if a.json:
+        write_json(report, a.json)
+    return rt.OK
+
+
+def write_json(report, path):
+    with open(path, "w") as f:
+        json.dump(report, f, indent=2)
+
+
+def run_tflops(impls, a, skvs, sm_scale, report):
+    """Times (and with --check, checks) every implementation at every SKV
+    into `report`, prints the table and draws the plot; whether every check
+    passed."""
+    names = list(impls)
+    fl = report["flops"]
     all_ok = True
     for skv in skvs:
         q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, seed=skv, order=a.order)
+        if skv == skvs[0]:
+            report["tle_kernels"] = {n: kernel_report(f, q, kv, idx)
+                                     for n, f in impls.items() if n.startswith("tle")}
         entries = {name: {"skv": skv, "impl": name} for name in impls}
         if a.check:
             for name, fn in impls.items():
@@ -339,8 +436,7 @@ def main(argv=None):
                 all_ok &= entries[name]["check_invalid"]["ok"]
         calls = {name: functools.partial(fn, q, kv, idx, sm_scale)
                  for name, fn in impls.items()}
-        rounds = tle_bench.interleaved(
-            calls, lambda f: tle_bench.do_bench_ms(f, a.warmup, a.rep), a.rounds)
+        rounds = interleaved(calls, lambda f: do_bench_ms(f, a.warmup, a.rep), a.rounds)
         for name, entry in entries.items():
             entry["rounds_ms"] = rounds[name]
             entry["ms"] = statistics.median(rounds[name])
@@ -353,17 +449,11 @@ def main(argv=None):
     print_table(report["results"], names, skvs)
     report["ratios"] = {f"{i}/{b}": {str(k): v for k, v in r.items()}
                         for (i, b), r in ratios(report["results"], names).items()}
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(report, f, indent=2)
     if a.plot:
         plot(report["results"], names, a.plot,
              f"SparseMLA prefill, {report['device']}, {a.order}-order ids\n"
              f"B=1 SQ={a.sq} H={a.heads} topk={a.topk}")
-    if a.check and not all_ok:
-        print("CHECK FAILED", file=sys.stderr)
-        return rt.ERROR
-    return rt.OK
+    return not a.check or all_ok
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """ctypes binding of the TLE runtime (libtle_runtime.so), for PyTorch users.
 
-    import torch, tle_runtime as rt
+    import tle.runtime as rt
 
     device = rt.Device(0)
     kernel = device.load("gemm.ptx").kernel()        # + gemm.json beside it
@@ -21,20 +21,26 @@ message is printed and the process ends with os._exit(3).
 `launch_async` enqueues on PyTorch's current stream (or a given one) and
 returns at once, like a PyTorch or Triton kernel: CUDA events on that
 stream (triton.testing.do_bench) time it, and its errors show at the next
-synchronization. `kernel.signature` describes the kernel's arguments as the
+synchronization. `kernel.plan(grid, args)` checks a launch once and gives a
+LaunchPlan, whose launches take only the arguments' new values (addresses
+of new tensors of the same shapes): the launch path of an operator called
+again and again. `kernel.signature` describes the kernel's arguments as the
 runtime read them from the metadata (`Arg`), and `kernel.args(values)`
 builds an argument list that the runtime has checked against them (rank,
 static sizes, element type, layout strides), so that a wrong tensor is
 named before anything runs.
 
-The library is $TLE_RUNTIME_LIB, else the newest build*/lib/libtle_runtime.so
-of this checkout. Tensors are used through data_ptr(), shape, stride() and
-dtype alone; torch is imported only to find the current stream.
+The library is $TLE_RUNTIME_LIB, else the one bundled in this package (a
+wheel built by `ninja -C build tle-wheel` has it), else the newest
+build*/lib/libtle_runtime.so of the checkout this package sits in. Tensors
+are used through data_ptr(), shape, stride() and dtype alone; torch is
+imported only to find the current stream.
 """
 
 import ctypes
 import glob
 import os
+import struct
 import sys
 from ctypes import POINTER, byref, c_char_p, c_double, c_int, c_int64, c_uint64, c_void_p
 from typing import NamedTuple, Optional, Tuple
@@ -42,7 +48,11 @@ from typing import NamedTuple, Optional, Tuple
 # tle_rt_status (tle_runtime.h), which are also tle-run's exit codes.
 OK, ERROR, NO_DEVICE, HANG = 0, 1, 2, 3
 
-_REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+# The checkout this package sits in (python/tle), where it is one.
+_REPO = os.path.dirname(os.path.dirname(_PACKAGE))
+# Where the wheel puts the library.
+BUNDLED_LIBRARY = os.path.join(_PACKAGE, "lib", "libtle_runtime.so")
 
 
 class TleError(RuntimeError):
@@ -57,9 +67,9 @@ class LibraryNotFoundError(OSError):
     """libtle_runtime.so is not where it was looked for."""
 
 
-def find_library(environ=os.environ, root=_REPO):
-    """The path of libtle_runtime.so: $TLE_RUNTIME_LIB, else the newest
-    root/build*/lib/libtle_runtime.so."""
+def find_library(environ=os.environ, bundled=BUNDLED_LIBRARY, root=_REPO):
+    """The path of libtle_runtime.so: $TLE_RUNTIME_LIB, else `bundled`
+    (the package's own), else the newest root/build*/lib/libtle_runtime.so."""
     path = environ.get("TLE_RUNTIME_LIB")
     if path:
         if not os.path.isfile(path):
@@ -67,13 +77,17 @@ def find_library(environ=os.environ, root=_REPO):
                 f"TLE_RUNTIME_LIB={path}: no such file (it must name "
                 f"libtle_runtime.so itself)")
         return path
+    if os.path.isfile(bundled):
+        return bundled
     pattern = os.path.join(root, "build*", "lib", "libtle_runtime.so")
     found = glob.glob(pattern)
     if not found:
         raise LibraryNotFoundError(
-            f"libtle_runtime.so not found: no {pattern}. Build it (e.g. "
-            f"cmake -G Ninja -S . -B build -DTLE_RUNTIME_ONLY=ON && ninja -C "
-            f"build tle_runtime) or set TLE_RUNTIME_LIB to its path")
+            f"libtle_runtime.so not found: this tle bundles none (no {bundled}: "
+            f"installed from the source folder?) and there is no {pattern}. "
+            f"Install the wheel that `ninja -C build tle-wheel` builds, or build "
+            f"the library (cmake -G Ninja -S . -B build -DTLE_RUNTIME_ONLY=ON && "
+            f"ninja -C build tle_runtime), or set TLE_RUNTIME_LIB to its path")
     return max(found, key=os.path.getmtime)
 
 
@@ -123,6 +137,11 @@ _PROTOTYPES = {
     "tle_rt_time": (c_int, [c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, c_void_p,
                             c_int, c_int, POINTER(c_double), POINTER(c_double),
                             POINTER(c_double)]),
+    "tle_rt_plan_create": (c_int, [c_void_p, ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
+                                   c_void_p, POINTER(c_void_p)]),
+    "tle_rt_plan_free": (None, [c_void_p]),
+    "tle_rt_plan_num_values": (c_int, [c_void_p]),
+    "tle_rt_plan_launch": (c_int, [c_void_p, POINTER(c_uint64), c_int, c_uint64]),
 }
 
 _lib = None
@@ -149,7 +168,7 @@ def _check(code, lib=None):
     if code == HANG:
         # The context is stuck with a running kernel: nothing can be freed
         # or synchronized any more, so leave without running finalizers.
-        print(f"tle_runtime: {message}", file=sys.stderr, flush=True)
+        print(f"tle.runtime: {message}", file=sys.stderr, flush=True)
         sys.stdout.flush()
         os._exit(HANG)
     raise (NoDeviceError if code == NO_DEVICE else TleError)(message)
@@ -190,6 +209,12 @@ def stream_handle(stream=None, device=0):
         return int(stream.cuda_stream)
     raise TypeError(f"a stream is an int (a CUstream) or a torch.cuda.Stream, "
                     f"not {type(stream).__name__}")
+
+
+def f32_bits(value):
+    """The bits of `value` as an f32, which is how a LaunchPlan takes an
+    f32 argument."""
+    return struct.unpack("<I", struct.pack("<f", value))[0]
 
 
 class TensorMap:
@@ -469,13 +494,18 @@ class Kernel:
         _check(self._lib.tle_rt_launch_on_stream(self._handle, *_grid(grid),
                                                  args._handle, handle), self._lib)
 
+    def plan(self, grid, args):
+        """A LaunchPlan of `args` on `grid`, checked now as launch_async
+        checks (a TleError names what does not fit)."""
+        return LaunchPlan(self, grid, _as_args(args))
+
     def time(self, grid, args, warmup=10, reps=100):
         """(median, min, max) milliseconds of `reps` launches, each between
         two CUDA events on the runtime's stream, after `warmup` untimed
         ones: all enqueued back to back and waited for once (under the
         watchdog), so that the GPU runs them as it runs a peer's timing
         loop. The caches are as the previous launch left them. To time a
-        kernel beside a peer, time both with tle_bench and launch_async."""
+        kernel beside a peer, time both with tle.bench and launch_async."""
         args = _as_args(args)
         _sync_torch()
         times = [c_double(), c_double(), c_double()]
@@ -500,3 +530,42 @@ class Kernel:
             _check(lib.tle_rt_launch(handle, *dims, args._handle), lib)
 
         return launch
+
+
+class LaunchPlan:
+    """A launch checked once (Kernel.plan) and then enqueued again and again
+    with new argument values (tle_rt_plan_launch): one value per argument,
+    in order, each a memref's or tensor map's address (data_ptr()), an
+    index's or i32's value, or an f32's bits (f32_bits). The tensors must
+    have the shapes, strides and dtypes of those the plan was made with;
+    nothing else is checked again, which is what makes a launch cheap."""
+
+    def __init__(self, kernel, grid, args):
+        self.kernel = kernel
+        self._lib = kernel._lib
+        self._handle = c_void_p()
+        _check(self._lib.tle_rt_plan_create(kernel._handle, *_grid(grid), args._handle,
+                                            byref(self._handle)), self._lib)
+        self.num_values = self._lib.tle_rt_plan_num_values(self._handle)
+        self._values = c_uint64 * self.num_values
+        self._launch = self._lib.tle_rt_plan_launch
+
+    def launch(self, values, stream):
+        """Enqueues one launch with `values` on `stream` (a CUstream as an
+        int, or anything stream_handle takes) and returns at once, as
+        Kernel.launch_async does."""
+        if not isinstance(stream, int) or isinstance(stream, bool):
+            device = self.kernel.module.device
+            stream = stream_handle(stream, device.ordinal if device else 0)
+        count = len(values)
+        if count != self.num_values:
+            raise ValueError(f"kernel '{self.kernel.name}' takes {self.num_values} "
+                             f"argument values (one per argument), {count} were given")
+        code = self._launch(self._handle, self._values(*values), count, stream)
+        if code:
+            _check(code, self._lib)
+
+    def __del__(self):
+        if getattr(self, "_handle", None):
+            self._lib.tle_rt_plan_free(self._handle)
+            self._handle = None

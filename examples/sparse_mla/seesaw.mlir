@@ -1,0 +1,537 @@
+// RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
+// RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+//
+// DeepSeek V3.2 SparseMLA prefill, the seesaw schedule (SPARSE_MLA.md,
+// dataflow 3; FlashMLA's sm90 prefill kernel written as pipes). Per CTA one
+// query token and 64 heads; KV tiles of 64 rows taken in pairs K0, K1.
+//
+//   gather (one warp group, 72 registers) copies Q once and, per pair, the
+//     halves of both tiles in the order the consumers need them: K0's left
+//     V half, K1's right half with its rope tail, K0's right half with its
+//     tail, K1's left half, each into its own one-slot pipe, so that each
+//     half is refilled as soon as its last reader releases it.
+//   wg0 (216 registers) computes S0 = Q K0^T and owns out[:, 0:256]; wg1
+//     computes S1 = Q K1^T and owns out[:, 256:512]. wg0 hands its row
+//     maximum to wg1 (pipe m0), wg1 merges it with its own and hands the
+//     pair's maximum back (pipe m01). Each multiplies its own P (from
+//     registers) with its V half, rescales and hands it to the other (P0
+//     through pipe p0, whose storage is K0's rope tail, dead once wg0's
+//     S0 has retired; P1 through pipe p1), and multiplies the other's P
+//     with its V half (read by the tensor cores from shared memory).
+//
+// At the end wg1 hands its row sums to wg0 (one-shot pipe l1), which
+// writes lse and max_logits and hands wg1 its rows' final scale (pipe
+// final). Arguments, semantics and grid are naive.mlir's; a tile past
+// a row's topk_length reads only invalid ids (its P is 0), so any topk that
+// is a multiple of 64 works.
+
+// The sync plan shows the schedule: one full and one free barrier per half
+// buffer (k0l, k0r, k1l, k1r), which warp group frees which half (wg0
+// alone frees K0's left half as soon as its P0 . V0l retires; K0's right
+// half waits for both, since wg1 reads P0 from its tail), the two maximum
+// exchanges, and the fences before the tensor cores read P0 and P1
+// written by ordinary stores.
+// CHECK:sync plan for @sparse_mla_seesaw
+// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
+// CHECK-NEXT:  partition  warps  first warp  registers  named barrier
+// CHECK-NEXT:  wg0        4      0           216        1
+// CHECK-NEXT:  wg1        4      4           216        2
+// CHECK-NEXT:  gather     4      8           72         3
+// CHECK-NEXT:pipes:
+// CHECK-NEXT:  pipe   capacity      field  slot         bytes/slot
+// CHECK-NEXT:  q      1 (one_shot)  q_l    64x256xbf16  32768
+// CHECK-NEXT:                       q_r    64x256xbf16  32768
+// CHECK-NEXT:                       q_t    64x64xbf16   8192
+// CHECK-NEXT:  k0l    1             v      64x256xbf16  32768
+// CHECK-NEXT:  k0r    1             v      64x256xbf16  32768
+// CHECK-NEXT:                       t      64x64xbf16   8192
+// CHECK-NEXT:  k1l    1             v      64x256xbf16  32768
+// CHECK-NEXT:  k1r    1             v      64x256xbf16  32768
+// CHECK-NEXT:                       t      64x64xbf16   8192
+// CHECK-NEXT:  m0     1             m      64xf32       256
+// CHECK-NEXT:  m01    1             m      64xf32       256
+// CHECK-NEXT:  p0     1             p      64x64xbf16   8192
+// CHECK-NEXT:  p1     1             p      64x64xbf16   8192
+// CHECK-NEXT:  final  1 (one_shot)  scale  64xf32       256
+// CHECK-NEXT:  l1     1 (one_shot)  l      64xf32       256
+// CHECK-NEXT:barriers (one mbarrier per slot):
+// CHECK-NEXT:  barrier     slots  count  tx bytes  arrive      fence  arrives   waits
+// CHECK-NEXT:  q.full      1      128    0         cp_async    yes    gather    wg0, wg1
+// CHECK-NEXT:  k0l.full    1      128    0         cp_async    yes    gather    wg0
+// CHECK-NEXT:  k0l.free    1      128    0         per_thread  no     wg0       gather
+// CHECK-NEXT:  k0r.full    1      128    0         cp_async    yes    gather    wg0, wg1
+// CHECK-NEXT:  k0r.free    1      256    0         per_thread  no     wg0, wg1  gather
+// CHECK-NEXT:  k1l.full    1      128    0         cp_async    yes    gather    wg1, wg0
+// CHECK-NEXT:  k1l.free    1      256    0         per_thread  no     wg1, wg0  gather
+// CHECK-NEXT:  k1r.full    1      128    0         cp_async    yes    gather    wg1
+// CHECK-NEXT:  k1r.free    1      128    0         per_thread  no     wg1       gather
+// CHECK-NEXT:  m0.full     1      128    0         per_thread  no     wg0       wg1
+// CHECK-NEXT:  m0.free     1      128    0         per_thread  no     wg1       wg0
+// CHECK-NEXT:  m01.full    1      128    0         per_thread  no     wg1       wg0
+// CHECK-NEXT:  m01.free    1      128    0         per_thread  no     wg0       wg1
+// CHECK-NEXT:  p0.full     1      128    0         per_thread  yes    wg0       wg1
+// CHECK-NEXT:  p0.free     1      128    0         per_thread  no     wg1       wg0
+// CHECK-NEXT:  p1.full     1      128    0         per_thread  yes    wg1       wg0
+// CHECK-NEXT:  p1.free     1      128    0         per_thread  no     wg0       wg1
+// CHECK-NEXT:  final.full  1      128    0         per_thread  no     wg0       wg1
+// CHECK-NEXT:  l1.full     1      128    0         per_thread  no     wg1       wg0
+// CHECK-NEXT:shared memory: 230400 B of buffers + 152 B of barriers = 230552 B (before alignment)
+
+// ptxas honours setmaxnreg, spills nothing and keeps the multiplies
+// asynchronous (no C7514 serialisation).
+// PTXAS-NOT: C75{{08|14}}
+// PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS-NEXT: {{.*}}Used {{[0-9]+}} registers
+
+#sw = #tle.shared<swizzle = 128>
+#smem = #gpu.address_space<workgroup>
+// One warp group holds whole 64-row tiles: S [64, 64] and an output half
+// [64, 256]; row statistics are vectors over its rows.
+#acc = #tle.mma<warp_groups = [1, 1]>
+#pa = #tle.mma_operand<warp_groups = [1, 1]>
+#row = #tle.slice<dim = 1, parent = #acc>
+#col = #tle.slice<dim = 0, parent = #acc>
+// A tile's indices in the gather warps: lane l holds rows l and l + 32.
+#lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
+
+func.func @sparse_mla_seesaw(
+    %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
+    %kv: memref<?x?x1x576xbf16>,
+    %indices: memref<?x?x1x?xi32>,
+    %out: memref<?x?x?x512xbf16>,
+    %max_logits: memref<?x?x?xf32>,
+    %lse: memref<?x?x?xf32>,
+    %sm_scale: f32,
+    %attn_sink: memref<?xf32>,
+    %topk_length: memref<?xi32>)
+    attributes {tle.grid = "(H / 64 * SQ, B): one CTA per query token and 64 heads, a token's head groups adjacent"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  // The CTAs of one token's head groups are neighbours in the grid, so
+  // that they gather the same KV rows while those are in L2.
+  %cta = gpu.block_id x
+  %batch = gpu.block_id y
+  %heads = memref.dim %q, %c2 : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
+  %head_groups = arith.divui %heads, %c64 : index
+  %head_group = arith.remui %cta, %head_groups : index
+  %token = arith.divui %cta, %head_groups : index
+  %h0 = arith.muli %head_group, %c64 : index
+  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
+  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
+  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32>
+
+  // Only the first topk_length[row] indices count; loads past the row's
+  // view give -1, an invalid index (see naive.mlir).
+  %row_base = arith.muli %batch, %sq : index
+  %row = arith.addi %row_base, %token : index
+  %length_i32 = memref.load %topk_length[%row] : memref<?xi32>
+  %length_raw = arith.index_cast %length_i32 : i32 to index
+  %length_pos = arith.maxsi %length_raw, %c0 : index
+  %length = arith.minsi %length_pos, %topk : index
+  %length_up = arith.addi %length, %c63 : index
+  %tiles = arith.divui %length_up, %c64 : index
+
+  // This CTA's rows of every tensor, Q and KV split into the columns each
+  // field holds.
+  %q_rows = memref.subview %q[%batch, %token, %h0, 0] [1, 1, 64, 576] [1, 1, 1, 1]
+      : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
+        to memref<64x576xbf16, strided<[?, 1], offset: ?>>
+  %q_rows_l = memref.subview %q_rows[0, 0] [64, 256] [1, 1]
+      : memref<64x576xbf16, strided<[?, 1], offset: ?>>
+        to memref<64x256xbf16, strided<[?, 1], offset: ?>>
+  %q_rows_r = memref.subview %q_rows[0, 256] [64, 256] [1, 1]
+      : memref<64x576xbf16, strided<[?, 1], offset: ?>>
+        to memref<64x256xbf16, strided<[?, 1], offset: ?>>
+  %q_rows_t = memref.subview %q_rows[0, 512] [64, 64] [1, 1]
+      : memref<64x576xbf16, strided<[?, 1], offset: ?>>
+        to memref<64x64xbf16, strided<[?, 1], offset: ?>>
+  %kv_rows = memref.subview %kv[%batch, 0, 0, 0] [1, %skv, 1, 576] [1, 1, 1, 1]
+      : memref<?x?x1x576xbf16> to memref<?x576xbf16, strided<[576, 1], offset: ?>>
+  %kv_rows_l = memref.subview %kv_rows[0, 0] [%skv, 256] [1, 1]
+      : memref<?x576xbf16, strided<[576, 1], offset: ?>>
+        to memref<?x256xbf16, strided<[576, 1], offset: ?>>
+  %kv_rows_r = memref.subview %kv_rows[0, 256] [%skv, 256] [1, 1]
+      : memref<?x576xbf16, strided<[576, 1], offset: ?>>
+        to memref<?x256xbf16, strided<[576, 1], offset: ?>>
+  %kv_rows_t = memref.subview %kv_rows[0, 512] [%skv, 64] [1, 1]
+      : memref<?x576xbf16, strided<[576, 1], offset: ?>>
+        to memref<?x64xbf16, strided<[576, 1], offset: ?>>
+  %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %length] [1, 1, 1, 1]
+      : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
+  %out_rows = memref.subview %out[%batch, %token, %h0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
+      : memref<?x?x?x512xbf16> to memref<64x512xbf16, strided<[512, 1], offset: ?>>
+  %out_l = memref.subview %out_rows[0, 0] [64, 256] [1, 1]
+      : memref<64x512xbf16, strided<[512, 1], offset: ?>>
+        to memref<64x256xbf16, strided<[512, 1], offset: ?>>
+  %out_r = memref.subview %out_rows[0, 256] [64, 256] [1, 1]
+      : memref<64x512xbf16, strided<[512, 1], offset: ?>>
+        to memref<64x256xbf16, strided<[512, 1], offset: ?>>
+  %lse_rows = memref.subview %lse[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
+      : memref<?x?x?xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %max_rows = memref.subview %max_logits[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
+      : memref<?x?x?xf32> to memref<64xf32, strided<[1], offset: ?>>
+  %sink_rows = memref.subview %attn_sink[%h0] [64] [1]
+      : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
+
+  // Q (72 KiB), K0 and K1 (2 x 72 KiB), P1 (8 KiB) and the exchanges:
+  // 225.5 KiB of the 227. P0 shares K0's rope tail.
+  %ql = tle.shared_alloc {name = "q_l"} : memref<1x64x256xbf16, #sw>
+  %qr = tle.shared_alloc {name = "q_r"} : memref<1x64x256xbf16, #sw>
+  %qt = tle.shared_alloc {name = "q_t"} : memref<1x64x64xbf16, #sw>
+  %k0l = tle.shared_alloc {name = "k0_l"} : memref<1x64x256xbf16, #sw>
+  %k0r = tle.shared_alloc {name = "k0_r"} : memref<1x64x256xbf16, #sw>
+  %k0t = tle.shared_alloc {name = "k0_t"} : memref<1x64x64xbf16, #sw>
+  %k1l = tle.shared_alloc {name = "k1_l"} : memref<1x64x256xbf16, #sw>
+  %k1r = tle.shared_alloc {name = "k1_r"} : memref<1x64x256xbf16, #sw>
+  %k1t = tle.shared_alloc {name = "k1_t"} : memref<1x64x64xbf16, #sw>
+  %p1b = tle.shared_alloc {name = "p1"} : memref<1x64x64xbf16, #sw>
+  %m0b = tle.shared_alloc {name = "m0"} : memref<1x64xf32, #smem>
+  %m01b = tle.shared_alloc {name = "m01"} : memref<1x64xf32, #smem>
+  %fb = tle.shared_alloc {name = "scale"} : memref<1x64xf32, #smem>
+  %l1b = tle.shared_alloc {name = "l1"} : memref<1x64xf32, #smem>
+  %qp = tle.pipe "q" capacity 1 one_shot
+      fields(q_l = %ql : memref<1x64x256xbf16, #sw>,
+             q_r = %qr : memref<1x64x256xbf16, #sw>,
+             q_t = %qt : memref<1x64x64xbf16, #sw>) readers(wg0, wg1)
+  %k0lp = tle.pipe "k0l" capacity 1
+      fields(v = %k0l : memref<1x64x256xbf16, #sw>) readers(wg0)
+  %k0rp = tle.pipe "k0r" capacity 1
+      fields(v = %k0r : memref<1x64x256xbf16, #sw>,
+             t = %k0t : memref<1x64x64xbf16, #sw>) readers(wg0, wg1)
+  %k1lp = tle.pipe "k1l" capacity 1
+      fields(v = %k1l : memref<1x64x256xbf16, #sw>) readers(wg1, wg0)
+  %k1rp = tle.pipe "k1r" capacity 1
+      fields(v = %k1r : memref<1x64x256xbf16, #sw>,
+             t = %k1t : memref<1x64x64xbf16, #sw>) readers(wg1)
+  %m0p = tle.pipe "m0" capacity 1
+      fields(m = %m0b : memref<1x64xf32, #smem>) readers(wg1)
+  %m01p = tle.pipe "m01" capacity 1
+      fields(m = %m01b : memref<1x64xf32, #smem>) readers(wg0)
+  // P0 lives in K0's rope tail: wg0 writes it after its S0 has retired and
+  // before it releases k0r; wg1 reads it inside its own window on k0r.
+  %p0p = tle.pipe "p0" capacity 1
+      fields(p = %k0t : memref<1x64x64xbf16, #sw>) readers(wg1)
+  %p1p = tle.pipe "p1" capacity 1
+      fields(p = %p1b : memref<1x64x64xbf16, #sw>) readers(wg0)
+  %fp = tle.pipe "final" capacity 1 one_shot
+      fields(scale = %fb : memref<1x64xf32, #smem>) readers(wg1)
+  %l1p = tle.pipe "l1" capacity 1 one_shot
+      fields(l = %l1b : memref<1x64xf32, #smem>) readers(wg0)
+
+  %c127 = arith.constant 127 : index
+  %c128 = arith.constant 128 : index
+  %pairs_up = arith.addi %length, %c127 : index
+  %pairs = arith.divui %pairs_up, %c128 : index
+
+  tle.warp_specialize
+  default "wg0" warps(4) registers(216) {
+    %log2e = arith.constant 1.44269504 : f32
+    %ln2 = arith.constant 0.693147182 : f32
+    %scale2 = arith.mulf %sm_scale, %log2e : f32
+    %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
+    %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
+    %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
+    %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
+    %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
+    %skv_i32 = arith.index_cast %skv : index to i32
+    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col>
+    %q_l, %q_r, %q_t = tle.wait %qp reader "wg0"
+        -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+    %m, %l, %acc = scf.for %j = %c0 to %pairs step %c1
+        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
+        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+      %first = arith.muli %j, %c128 : index
+      %id = tle.load %ids[%first] padding(-1 : i32)
+          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
+      // S0 = Q K0^T: the left V half first, it arrives first.
+      %v0l = tle.wait %k0lp[%j : index] reader "wg0" -> memref<64x256xbf16, #sw>
+      %s_l = tle.wgmma %q_l, %v0l, %zero_s transpose_b
+          : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+      %v0r, %t0 = tle.wait %k0rp[%j : index] reader "wg0"
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      %s_lr = tle.wgmma %q_r, %v0r, %s_l transpose_b
+          : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+      %s_all = tle.wgmma %q_t, %t0, %s_lr transpose_b
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %qk = tle.wgmma_wait %s_all pending(0) : tensor<64x64xf32, #acc>
+
+      %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
+      %valid_s = tle.broadcast %valid dim 0
+          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
+      %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
+      %logits = arith.select %valid_s, %scaled, %neg_inf
+          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+
+      // wg0's maximum, to wg1.
+      %tile_max = tle.reduce max %logits dim 1
+          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+      %m_own = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
+      %m_slot = tle.acquire %m0p[%j : index] -> memref<64xf32, #smem>
+      tle.local_store %m_own, %m_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
+      tle.commit %m0p[%j : index]
+
+      // P0 at wg0's own maximum; acc = acc * alpha + P0 . V0l.
+      %m_diff = arith.subf %m_old, %m_own : tensor<64xf32, #row>
+      %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
+      %m_wide = tle.broadcast %m_own dim 1
+          : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
+      %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
+      %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
+      %p_sum = tle.reduce sum %p dim 1
+          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+      %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
+      %l_own = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
+      %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %alpha_wide = tle.broadcast %alpha dim 1
+          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+      %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+      %pa = tle.convert_layout %p16
+          : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
+      %o_own = tle.wgmma %pa, %v0l, %acc_scaled
+          : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
+
+      // The pair's maximum from wg1: rescale P0 to it and hand it over
+      // through K0's rope tail, which S0 no longer reads.
+      %m_pair_slot = tle.wait %m01p[%j : index] reader "wg0" -> memref<64xf32, #smem>
+      %m_pair = tle.local_load %m_pair_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
+      tle.release %m01p[%j : index] reader "wg0"
+      %m_gap = arith.subf %m_own, %m_pair : tensor<64xf32, #row>
+      %fix = math.exp2 %m_gap fastmath<afn> : tensor<64xf32, #row>
+      %fix_s = tle.broadcast %fix dim 1
+          : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
+      %p_fixed = arith.mulf %p, %fix_s : tensor<64x64xf32, #acc>
+      %p0_16 = arith.truncf %p_fixed : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %p0_slot = tle.acquire %p0p[%j : index] -> memref<64x64xbf16, #sw>
+      tle.local_store %p0_16, %p0_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
+      tle.commit %p0p[%j : index]
+      %l_pair = arith.mulf %l_own, %fix : tensor<64xf32, #row>
+
+      // acc = acc * fix + P1 . V1l, P1 from wg1 through shared memory.
+      %o_mid = tle.wgmma_wait %o_own pending(0) : tensor<64x256xf32, #acc>
+      tle.release %k0lp[%j : index] reader "wg0"
+      tle.release %k0rp[%j : index] reader "wg0"
+      %fix_wide = tle.broadcast %fix dim 1
+          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+      %o_fixed = arith.mulf %o_mid, %fix_wide : tensor<64x256xf32, #acc>
+      %p1 = tle.wait %p1p[%j : index] reader "wg0" -> memref<64x64xbf16, #sw>
+      %v1l = tle.wait %k1lp[%j : index] reader "wg0" -> memref<64x256xbf16, #sw>
+      %o_other = tle.wgmma %p1, %v1l, %o_fixed
+          : memref<64x64xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
+      %acc_new = tle.wgmma_wait %o_other pending(0) : tensor<64x256xf32, #acc>
+      tle.release %p1p[%j : index] reader "wg0"
+      tle.release %k1lp[%j : index] reader "wg0"
+      scf.yield %m_pair, %l_pair, %acc_new
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
+    }
+
+    // Epilogue: wg1's row sums join wg0's, which works out every row's
+    // statistics and hands wg1 its rows' final scale.
+    %l1_slot = tle.wait %l1p reader "wg0" -> memref<64xf32, #smem>
+    %l1 = tle.local_load %l1_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
+    %l_total = arith.addf %l, %l1 : tensor<64xf32, #row>
+    %zero_row = arith.constant dense<0.0> : tensor<64xf32, #row>
+    %one_row = arith.constant dense<1.0> : tensor<64xf32, #row>
+    %inf_row = arith.constant dense<0x7F800000> : tensor<64xf32, #row>
+    %ninf_row = arith.constant dense<0xFF800000> : tensor<64xf32, #row>
+    %ln2_row = tle.splat %ln2 : f32 -> tensor<64xf32, #row>
+    %any = arith.cmpf ogt, %l_total, %zero_row : tensor<64xf32, #row>
+    %inv = arith.divf %one_row, %l_total : tensor<64xf32, #row>
+    %inv_l = arith.select %any, %inv, %zero_row : tensor<64xi1, #row>, tensor<64xf32, #row>
+    // lse = (m + log2 l) ln 2 and max_logits = m ln 2, natural units.
+    %log2_l = math.log2 %l_total : tensor<64xf32, #row>
+    %lse2 = arith.addf %m, %log2_l : tensor<64xf32, #row>
+    %lse_n = arith.mulf %lse2, %ln2_row : tensor<64xf32, #row>
+    %lse_v = arith.select %any, %lse_n, %inf_row : tensor<64xi1, #row>, tensor<64xf32, #row>
+    %max_n = arith.mulf %m, %ln2_row : tensor<64xf32, #row>
+    %max_v = arith.select %any, %max_n, %ninf_row : tensor<64xi1, #row>, tensor<64xf32, #row>
+    // attn_sink: out *= 1 / (1 + e^(sink - lse)), as in naive.mlir.
+    %sink = tle.load %sink_rows[%c0] : memref<64xf32, strided<[1], offset: ?>>
+        -> tensor<64xf32, #row>
+    %sink_gap = arith.subf %sink, %lse_n : tensor<64xf32, #row>
+    %sink_weight = math.exp %sink_gap : tensor<64xf32, #row>
+    %sink_den = arith.addf %one_row, %sink_weight : tensor<64xf32, #row>
+    %sink_keep = arith.divf %one_row, %sink_den : tensor<64xf32, #row>
+    %keep = arith.select %any, %sink_keep, %one_row : tensor<64xi1, #row>, tensor<64xf32, #row>
+    %row_scale = arith.mulf %inv_l, %keep : tensor<64xf32, #row>
+    %scale_slot = memref.subview %fb[0, 0] [1, 64] [1, 1]
+        : memref<1x64xf32, #smem> to memref<64xf32, #smem>
+    tle.local_store %row_scale, %scale_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
+    tle.commit %fp
+    %scale_wide = tle.broadcast %row_scale dim 1
+        : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+    %o_final = arith.mulf %acc, %scale_wide : tensor<64x256xf32, #acc>
+    %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
+    tle.store %o16, %out_l[%c0, %c0]
+        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    tle.store %lse_v, %lse_rows[%c0]
+        : tensor<64xf32, #row>, memref<64xf32, strided<[1], offset: ?>>
+    tle.store %max_v, %max_rows[%c0]
+        : tensor<64xf32, #row>, memref<64xf32, strided<[1], offset: ?>>
+    tle.warp_yield
+  }
+  partition "wg1" warps(4) registers(216) {
+    %log2e = arith.constant 1.44269504 : f32
+    %scale2 = arith.mulf %sm_scale, %log2e : f32
+    %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
+    %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
+    %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
+    %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
+    %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
+    %skv_i32 = arith.index_cast %skv : index to i32
+    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col>
+    %q_l, %q_r, %q_t = tle.wait %qp reader "wg1"
+        -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+    %m, %l, %acc = scf.for %j = %c0 to %pairs step %c1
+        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
+        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+      %first = arith.muli %j, %c128 : index
+      %second = arith.addi %first, %c64 : index
+      %id = tle.load %ids[%second] padding(-1 : i32)
+          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
+      // S1 = Q K1^T: the right half and the tail first, they arrive first.
+      %v1r, %t1 = tle.wait %k1rp[%j : index] reader "wg1"
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      %s_t = tle.wgmma %q_t, %t1, %zero_s transpose_b
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %s_tr = tle.wgmma %q_r, %v1r, %s_t transpose_b
+          : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+      %v1l = tle.wait %k1lp[%j : index] reader "wg1" -> memref<64x256xbf16, #sw>
+      %s_all = tle.wgmma %q_l, %v1l, %s_tr transpose_b
+          : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+      %qk = tle.wgmma_wait %s_all pending(0) : tensor<64x64xf32, #acc>
+      tle.release %k1lp[%j : index] reader "wg1"
+
+      %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
+      %valid_s = tle.broadcast %valid dim 0
+          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
+      %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
+      %logits = arith.select %valid_s, %scaled, %neg_inf
+          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+
+      // The pair's maximum: wg0's merged with this tile's, back to wg0.
+      %tile_max = tle.reduce max %logits dim 1
+          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+      %m0_slot = tle.wait %m0p[%j : index] reader "wg1" -> memref<64xf32, #smem>
+      %m_wg0 = tle.local_load %m0_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
+      tle.release %m0p[%j : index] reader "wg1"
+      %m_pair = arith.maximumf %m_wg0, %tile_max : tensor<64xf32, #row>
+      %m_slot = tle.acquire %m01p[%j : index] -> memref<64xf32, #smem>
+      tle.local_store %m_pair, %m_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
+      tle.commit %m01p[%j : index]
+
+      // P1 at the pair's maximum; acc = acc * alpha + P1 . V1r.
+      %m_diff = arith.subf %m_old, %m_pair : tensor<64xf32, #row>
+      %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
+      %m_wide = tle.broadcast %m_pair dim 1
+          : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
+      %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
+      %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
+      %p_sum = tle.reduce sum %p dim 1
+          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+      %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
+      %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
+      %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+      %alpha_wide = tle.broadcast %alpha dim 1
+          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+      %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+      %pa = tle.convert_layout %p16
+          : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
+      %o_own = tle.wgmma %pa, %v1r, %acc_scaled
+          : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
+      %p1_slot = tle.acquire %p1p[%j : index] -> memref<64x64xbf16, #sw>
+      tle.local_store %p16, %p1_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
+      tle.commit %p1p[%j : index]
+
+      // acc += P0 . V0r, P0 from wg0 through K0's rope tail.
+      // wg1 holds all of k0r (not only v) while it reads P0 from its tail.
+      %v0r, %t0_unused = tle.wait %k0rp[%j : index] reader "wg1"
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      %p0 = tle.wait %p0p[%j : index] reader "wg1" -> memref<64x64xbf16, #sw>
+      %o_other = tle.wgmma %p0, %v0r, %o_own
+          : memref<64x64xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
+      %acc_new = tle.wgmma_wait %o_other pending(0) : tensor<64x256xf32, #acc>
+      tle.release %k1rp[%j : index] reader "wg1"
+      tle.release %p0p[%j : index] reader "wg1"
+      tle.release %k0rp[%j : index] reader "wg1"
+      scf.yield %m_pair, %l_new, %acc_new
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
+    }
+
+    %l_slot = memref.subview %l1b[0, 0] [1, 64] [1, 1]
+        : memref<1x64xf32, #smem> to memref<64xf32, #smem>
+    tle.local_store %l, %l_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
+    tle.commit %l1p
+    %scale_slot = tle.wait %fp reader "wg1" -> memref<64xf32, #smem>
+    %row_scale = tle.local_load %scale_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
+    %scale_wide = tle.broadcast %row_scale dim 1
+        : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+    %o_final = arith.mulf %acc, %scale_wide : tensor<64x256xf32, #acc>
+    %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
+    tle.store %o16, %out_r[%c0, %c0]
+        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    tle.warp_return
+  }
+  partition "gather" warps(4) registers(72) {
+    %q_l = memref.subview %ql[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
+    %q_r = memref.subview %qr[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
+    %q_t = memref.subview %qt[0, 0, 0] [1, 64, 64] [1, 1, 1]
+        : memref<1x64x64xbf16, #sw> to memref<64x64xbf16, #sw>
+    tle.gather_rows %q_rows_l from %c0 into %q_l evict = evict_first
+        : memref<64x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
+    tle.gather_rows %q_rows_r from %c0 into %q_r evict = evict_first
+        : memref<64x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
+    tle.gather_rows %q_rows_t from %c0 into %q_t evict = evict_first
+        : memref<64x64xbf16, strided<[?, 1], offset: ?>>, memref<64x64xbf16, #sw>
+    tle.commit %qp
+    scf.for %j = %c0 to %pairs step %c1 {
+      %first = arith.muli %j, %c128 : index
+      %second = arith.addi %first, %c64 : index
+      %ids0 = tle.load %ids[%first] padding(-1 : i32)
+          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
+      %ids1 = tle.load %ids[%second] padding(-1 : i32)
+          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
+      // K0's left half, K1's right half and tail, K0's right half and
+      // tail, K1's left half: the order in which wg0 and wg1 read them.
+      %v0l = tle.acquire %k0lp[%j : index] -> memref<64x256xbf16, #sw>
+      tle.gather_rows %kv_rows_l rows(%ids0 : tensor<64xi32, #lanes>) into %v0l
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+      tle.commit %k0lp[%j : index]
+      %v1r, %t1 = tle.acquire %k1rp[%j : index]
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      tle.gather_rows %kv_rows_r rows(%ids1 : tensor<64xi32, #lanes>) into %v1r
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+      tle.gather_rows %kv_rows_t rows(%ids1 : tensor<64xi32, #lanes>) into %t1
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+      tle.commit %k1rp[%j : index]
+      %v0r, %t0 = tle.acquire %k0rp[%j : index]
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      tle.gather_rows %kv_rows_r rows(%ids0 : tensor<64xi32, #lanes>) into %v0r
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+      tle.gather_rows %kv_rows_t rows(%ids0 : tensor<64xi32, #lanes>) into %t0
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+      tle.commit %k0rp[%j : index]
+      %v1l = tle.acquire %k1lp[%j : index] -> memref<64x256xbf16, #sw>
+      tle.gather_rows %kv_rows_l rows(%ids1 : tensor<64xi32, #lanes>) into %v1l
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+      tle.commit %k1lp[%j : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+

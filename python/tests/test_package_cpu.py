@@ -1,0 +1,67 @@
+"""The package as users get it: `import tle` without torch, and, where tle
+is installed from the wheel, everything it needs inside it."""
+
+import os
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+import tle
+import tle.runtime as rt
+from conftest import PYTHON
+
+INSTALLED = not os.path.abspath(tle.__file__).startswith(PYTHON + os.sep)
+needs_wheel = pytest.mark.skipif(not INSTALLED, reason="tle comes from the source "
+                                 "folder, not from the wheel (test/python tests that)")
+
+
+def _python(code):
+    """Runs `code` in a new Python that finds this tle and no torch."""
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(tle.__file__)))
+    prelude = "import sys; sys.modules['torch'] = None\n"
+    return subprocess.run([sys.executable, "-c", prelude + code], env=env,
+                          capture_output=True, text=True)
+
+
+def test_import_without_torch():
+    done = _python("import tle, tle.runtime, tle.bench, tle.gemm, tle.sparse_mla\n"
+                   "print(sorted(v.name for v in tle.sparse_mla.VARIANTS))")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['naive', 'pipe', 'seesaw']"
+
+
+def test_sparse_mla_fwd_says_it_needs_torch():
+    done = _python("import tle\ntle.sparse_mla_fwd")
+    assert done.returncode != 0
+    assert "ImportError: tle's SparseMLA call needs PyTorch" in done.stderr
+
+
+def test_the_face():
+    assert set(tle.__all__) == {"sparse_mla_fwd", "bench", "gemm", "runtime",
+                                "sparse_mla"}
+    with pytest.raises(AttributeError, match="no attribute 'sparse_mla_fwd_typo'"):
+        tle.sparse_mla_fwd_typo
+
+
+@needs_wheel
+def test_the_wheel_carries_the_library_and_kernels():
+    assert os.path.isfile(rt.BUNDLED_LIBRARY)
+    assert rt.find_library({}) == rt.BUNDLED_LIBRARY
+    for variant in tle.sparse_mla.VARIANTS:
+        path = variant.kernel_file()
+        assert path.startswith(tle.sparse_mla.variants.KERNELS)
+        kernel = rt.Metadata(os.path.splitext(path)[0] + ".json").kernel()
+        # q, kv, indices, out, max_logits, lse, sm_scale, attn_sink, topk_length
+        assert tuple(arg.kind for arg in kernel.signature) == (
+            ("memref",) * 6 + ("f32",) + ("memref",) * 2)
+        with open(os.path.splitext(path)[0] + ".ptx") as f:
+            assert ".target sm_90a" in f.read()
+
+
+@needs_wheel
+def test_the_wheel_fits_any_python_3():
+    wheel = metadata.distribution("tle").read_text("WHEEL")
+    tags = [line.split(": ")[1] for line in wheel.splitlines() if line.startswith("Tag")]
+    assert len(tags) == 1 and tags[0].startswith("py3-none-linux_"), wheel

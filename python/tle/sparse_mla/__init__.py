@@ -1,0 +1,19 @@
+"""DeepSeek V3.2 SparseMLA prefill on TLE's compiled kernels, with what
+checks and times them (FlashMLA's sparse prefill call: q [s_q, h_q, 576],
+kv [s_kv, 1, 576], indices [s_q, 1, topk]; docs/Python.md).
+
+- variants (re-exported here): the shipped kernels, fastest first, and the
+  shapes each takes;
+- kernel: calls of a compiled kernel (checks once per signature, launch
+  plans), SparseMLA;
+- op: tle.sparse_mla_fwd and the operator torch.ops.tle.sparse_mla_fwd;
+- reference, inputs, triton_peer: the fp32 PyTorch reference, the input
+  generators and the Triton peer kernel.
+
+This module needs no torch; the others import it.
+"""
+
+from .variants import D_QK, D_V, VARIANTS, KernelNotFoundError, Variant, choose, variant
+
+__all__ = ["D_QK", "D_V", "VARIANTS", "KernelNotFoundError", "Variant", "choose",
+           "variant"]

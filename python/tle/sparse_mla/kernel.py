@@ -1,0 +1,336 @@
+"""Calls of TLE's compiled SparseMLA kernels (examples/sparse_mla) with
+FlashMLA's shapes, launched through the runtime's launch plans.
+
+    f = SparseMLA()                        # the fastest shipped variant per shape
+    f = SparseMLA([variant("naive")])      # one variant
+    out, max_logits, lse = f(q, kv, indices, sm_scale)
+
+q [s_q, h, 576] bf16, kv [s_kv, 1, 576] bf16 and indices [s_q, 1, topk]
+int32 give out [s_q, h, 512] bf16 and max_logits, lse [s_q, h] f32
+(natural-log units), allocated at every call; attn_sink [h] f32 and
+topk_length [s_q] int32 are FlashMLA's optional inputs. A leading batch
+dimension on q, kv and indices ([B, s_q, h, 576], ...; topk_length [B,
+s_q]) gives batched outputs. The kernels take 4-D views of these, never
+copies: q keeps its strides (its rows may be padded), kv and indices must
+be contiguous, and every address and stride is a multiple of 16 bytes.
+
+A call's checks are made once per signature: the shapes, strides, dtypes
+and devices of its tensors, sm_scale, d_v and which optional inputs it
+has. The first call of a signature checks everything, picks the variant,
+loads its kernel on the tensors' device (once per device) and makes a
+launch plan (tle.runtime.LaunchPlan); every later call only allocates the
+outputs, checks that the addresses are aligned and launches the plan with
+the tensors' addresses, on PyTorch's current stream of the tensors' device,
+without waiting. Left out, attn_sink and topk_length are neutral: -inf
+sinks, and lengths past topk (every kernel clamps a row's length to topk),
+from buffers made once per device.
+"""
+
+import os
+
+from .. import runtime as rt
+from .variants import D_QK, D_V, VARIANTS, Variant, choose
+
+try:
+    import torch
+except ImportError as error:
+    raise ImportError(f"tle's SparseMLA call needs PyTorch ({error})") from error
+
+INT32_MAX = 2 ** 31 - 1
+# cp.async copies 16 bytes at a time.
+ALIGN_BYTES = 16
+# The kernels' arguments, in order (examples/sparse_mla/naive.mlir): q [B,
+# SQ, H, 576], kv [B, SKV, 1, 576], indices [B, SQ, 1, topk], out [B, SQ,
+# H, 512], max_logits and lse [B, SQ, H], sm_scale, attn_sink [H],
+# topk_length [B * SQ]. The runtime checks the tensors of a plan against
+# the kernel's types.
+ARGUMENTS = ("q", "kv", "indices", "out", "max_logits", "lse", "sm_scale",
+             "attn_sink", "topk_length")
+KINDS = ("memref",) * 6 + ("f32",) + ("memref",) * 2
+# Heads per CTA.
+BLOCK_H = 64
+# Signatures kept; past that the oldest is dropped.
+MAX_SIGNATURES = 4096
+
+_BF16, _F32, _I32 = torch.bfloat16, torch.float32, torch.int32
+# PyTorch's current stream of a device, as an int (what Triton's launcher
+# uses); torch.cuda.current_stream where torch lacks it.
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+    lambda index: torch.cuda.current_stream(index).cuda_stream)
+
+
+def _fail(message, error=ValueError):
+    raise error(f"tle sparse_mla: {message}")
+
+
+def _batched(tensor, batched):
+    return tensor if batched else tensor.unsqueeze(0)
+
+
+class Shape:
+    """The sizes of a call: batch (1 when not batched), s_q, heads, s_kv,
+    topk, and whether the inputs carry the batch dimension."""
+
+    def __init__(self, batched, b, s_q, heads, s_kv, topk):
+        self.batched, self.b, self.s_q = batched, b, s_q
+        self.heads, self.s_kv, self.topk = heads, s_kv, topk
+
+    def outputs(self):
+        """The shapes of out and of max_logits and lse."""
+        lead = (self.b, self.s_q, self.heads) if self.batched else (self.s_q, self.heads)
+        return lead + (D_V,), lead
+
+
+def _check_optional(name, tensor, shape, dtype, expected):
+    if tensor is None:
+        return
+    if tuple(tensor.shape) != shape or tensor.dtype != dtype:
+        _fail(f"{name} must be {expected}, not {list(tensor.shape)} {tensor.dtype}")
+    if not tensor.is_contiguous():
+        _fail(f"{name} must be contiguous")
+
+
+def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
+    """The Shape of a call, or a ValueError (TypeError for a dtype) for what
+    no kernel takes: ranks, sizes, dtypes, devices. It reads no data and no
+    address, so that it checks fake tensors (torch.compile) as it checks
+    real ones."""
+    ranks = (q.dim(), kv.dim(), indices.dim())
+    if not ranks[0] == ranks[1] == ranks[2] or ranks[0] not in (3, 4):
+        _fail(f"q, kv and indices must all be 3-D (FlashMLA's shapes) or all 4-D "
+              f"(batched), not {ranks[0]}-, {ranks[1]}- and {ranks[2]}-D")
+    batched = ranks[0] == 4
+    b, s_q, heads, d_qk = _batched(q, batched).shape
+    kv_b, s_kv, kv_heads, kv_d = _batched(kv, batched).shape
+    if d_qk != D_QK or d_v != D_V:
+        _fail(f"the kernels take d_qk = {D_QK} and d_v = {D_V}, not {d_qk} and {d_v}")
+    if kv_b != b or kv_heads != 1 or kv_d != D_QK:
+        _fail(f"kv must be [s_kv, 1, {D_QK}] (with q's batch), not {list(kv.shape)}")
+    i_b, i_s_q, i_heads, topk = _batched(indices, batched).shape
+    if (i_b, i_s_q, i_heads) != (b, s_q, 1):
+        _fail(f"indices must be [s_q, 1, topk] with q's s_q = {s_q}, not "
+              f"{list(indices.shape)}")
+    if s_kv > INT32_MAX:
+        _fail(f"s_kv ({s_kv}) must fit an int32")
+    for name, tensor, dtype in (("q", q, _BF16), ("kv", kv, _BF16),
+                                ("indices", indices, _I32)):
+        if tensor.dtype != dtype:
+            _fail(f"{name} must be {dtype}, not {tensor.dtype}", TypeError)
+    _check_optional("attn_sink", attn_sink, (heads,), _F32, f"[{heads}] float32")
+    rows = (b, s_q) if batched else (s_q,)
+    _check_optional("topk_length", topk_length, rows, _I32,
+                    f"{list(rows)} int32 (one length per query row)")
+    device = q.device
+    if device.type != "cuda":
+        _fail(f"q is on {device}; the kernels run on CUDA devices")
+    for name, tensor in (("kv", kv), ("indices", indices), ("attn_sink", attn_sink),
+                         ("topk_length", topk_length)):
+        if tensor is not None and tensor.device != device:
+            _fail(f"{name} is on {tensor.device}, q on {device}")
+    return Shape(batched, b, s_q, heads, s_kv, topk)
+
+
+def _check_strides(name, tensor):
+    element = tensor.element_size()
+    for d, (size, stride) in enumerate(zip(tensor.shape, tensor.stride())):
+        if size > 1 and stride != 1 and stride * element % ALIGN_BYTES:
+            _fail(f"{name}'s stride in dimension {d} ({stride} elements) must be a "
+                  f"multiple of {ALIGN_BYTES} bytes")
+
+
+def _misaligned(tensors):
+    for name, tensor in zip(("q", "kv", "indices"), tensors):
+        if tensor.data_ptr() % ALIGN_BYTES:
+            _fail(f"{name} must start at a {ALIGN_BYTES}-byte boundary (the kernels "
+                  f"copy 16 bytes at a time)")
+
+
+class _Neutral:
+    """-inf sinks and lengths past any topk for the calls without attn_sink
+    or topk_length: one pair of buffers per device, grown when a call needs
+    more and never freed, since plans keep their addresses."""
+
+    def __init__(self):
+        self._buffers = {}
+        self._kept = []
+
+    def get(self, device, heads, rows):
+        """(sink, length) covering `heads` and `rows` on `device`, and
+        whether they may be kept: buffers made while a CUDA graph is being
+        captured are filled only when it replays, so they serve that call
+        alone."""
+        sink, length = self._buffers.get(device.index, (None, None))
+        if sink is not None and sink.numel() >= heads and length.numel() >= rows:
+            return sink, length, True
+        old = (0, 0) if sink is None else (sink.numel(), length.numel())
+        sink = torch.full((max(heads, 2 * old[0], 256),), float("-inf"), dtype=_F32,
+                          device=device)
+        length = torch.full((max(rows, 2 * old[1], 4096),), INT32_MAX, dtype=_I32,
+                            device=device)
+        if torch.cuda.is_current_stream_capturing():
+            return sink, length, False
+        # Calls on other streams use them next: they must be filled by then.
+        torch.cuda.current_stream(device).synchronize()
+        self._buffers[device.index] = (sink, length)
+        self._kept.append((sink, length))
+        return sink, length, True
+
+
+_NEUTRAL = _Neutral()
+# rt.Device per ordinal, shared by every SparseMLA.
+_DEVICES = {}
+
+
+def _device(index):
+    if index not in _DEVICES:
+        device = rt.Device(index)
+        if device.compute_capability != 90:
+            _fail(f"the kernels are for sm_90a (Hopper); cuda:{index} ({device.name}) "
+                  f"has compute capability {device.compute_capability / 10:.1f}",
+                  RuntimeError)
+        _DEVICES[index] = device
+    return _DEVICES[index]
+
+
+def load_kernel(variant, index):
+    """The kernel of `variant`, loaded on device `index`, with the
+    SparseMLA arguments."""
+    kernel = _device(index).load(variant.kernel_file()).kernel()
+    if tuple(arg.kind for arg in kernel.signature) != KINDS:
+        types = ", ".join(arg.type for arg in kernel.signature)
+        _fail(f"kernel '{kernel.name}' takes ({types}); a SparseMLA kernel takes the "
+              f"memrefs and scalar ({', '.join(ARGUMENTS)})")
+    return kernel
+
+
+class _Call:
+    """What the calls of one signature share: the outputs' shapes, the
+    values that do not change (sm_scale's bits, the neutral inputs'
+    addresses) and the plan, None when there is nothing to compute."""
+
+    def __init__(self, kernel, shape, device, plan_values):
+        self.device, self.index = device, device.index
+        self.out_shape, self.stat_shape = shape.outputs()
+        q, kv, indices, sm_scale, sink, length = plan_values
+        self.scale_bits = rt.f32_bits(sm_scale)
+        self.sink, self.length = sink.data_ptr(), length.data_ptr()
+        self.plan = None
+        if shape.b and shape.s_q:
+            outputs = [_batched(t, shape.batched) for t in self.empty_outputs()]
+            views = [_batched(t, shape.batched) for t in (q, kv, indices)]
+            grid = (shape.s_q * (shape.heads // BLOCK_H), shape.b, 1)
+            self.plan = kernel.plan(grid, views + outputs + [sm_scale, sink,
+                                                             length.reshape(-1)])
+
+    def empty_outputs(self):
+        return (torch.empty(self.out_shape, dtype=_BF16, device=self.device),
+                torch.empty(self.stat_shape, dtype=_F32, device=self.device),
+                torch.empty(self.stat_shape, dtype=_F32, device=self.device))
+
+    def check_outputs(self, out):
+        want = (self.out_shape, self.stat_shape, self.stat_shape)
+        for tensor, shape, dtype in zip(out, want, (_BF16, _F32, _F32)):
+            if (tuple(tensor.shape) != shape or tensor.dtype != dtype
+                    or tensor.device != self.device or not tensor.is_contiguous()):
+                _fail(f"the outputs must be contiguous {want} of bf16, f32, f32 on "
+                      f"{self.device}")
+
+    def __call__(self, q, kv, indices, attn_sink, topk_length, out):
+        if out is None:
+            out = self.empty_outputs()
+        else:
+            self.check_outputs(out)
+        if self.plan is None:
+            return out
+        q_at, kv_at, indices_at = q.data_ptr(), kv.data_ptr(), indices.data_ptr()
+        if (q_at | kv_at | indices_at) % ALIGN_BYTES:
+            _misaligned((q, kv, indices))
+        self.plan.launch(
+            (q_at, kv_at, indices_at, out[0].data_ptr(), out[1].data_ptr(),
+             out[2].data_ptr(), self.scale_bits,
+             self.sink if attn_sink is None else attn_sink.data_ptr(),
+             self.length if topk_length is None else topk_length.data_ptr()),
+            _raw_stream(self.index))
+        return out
+
+
+def _signature(t):
+    return (t.shape, t.stride(), t.dtype, t.get_device())
+
+
+class SparseMLA:
+    """f(q, kv, indices, sm_scale, d_v=512, attn_sink=None,
+    topk_length=None, out=None) -> (out, max_logits, lse) on the first of
+    `variants` that takes the shape (see the module's doc). `out`, a tuple
+    of the three outputs, lets a check poison them first."""
+
+    takes_outputs = True
+
+    def __init__(self, variants=VARIANTS):
+        self.variants = tuple(variants)
+        # (variant name, device ordinal) -> rt.Kernel
+        self._kernels = {}
+        # signature -> _Call
+        self._calls = {}
+
+    def __call__(self, q, kv, indices, sm_scale, d_v=D_V, attn_sink=None,
+                 topk_length=None, out=None):
+        key = (q.shape, q.stride(), q.dtype, q.get_device(),
+               kv.shape, kv.stride(), kv.dtype, kv.get_device(),
+               indices.shape, indices.stride(), indices.dtype, indices.get_device(),
+               sm_scale, d_v,
+               None if attn_sink is None else _signature(attn_sink),
+               None if topk_length is None else _signature(topk_length))
+        call = self._calls.get(key)
+        if call is None:
+            call = self._prepare(key, q, kv, indices, sm_scale, d_v, attn_sink,
+                                 topk_length)
+        return call(q, kv, indices, attn_sink, topk_length, out)
+
+    def variant_for(self, q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
+        """The variant a call with these tensors runs on."""
+        shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
+        return choose(shape.heads, shape.topk, self.variants)
+
+    def kernel(self, variant, index):
+        """`variant`'s kernel on device `index`, loaded at its first use."""
+        key = (variant.name, index)
+        if key not in self._kernels:
+            if torch.cuda.is_current_stream_capturing():
+                _fail(f"the first call on cuda:{index} loads the kernel, which cannot "
+                      f"happen while a CUDA graph is captured: call it once before "
+                      f"capturing", RuntimeError)
+            self._kernels[key] = load_kernel(variant, index)
+        return self._kernels[key]
+
+    def _prepare(self, key, q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
+        shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
+        variant = choose(shape.heads, shape.topk, self.variants)
+        if isinstance(sm_scale, bool) or not isinstance(sm_scale, (int, float)):
+            _fail(f"sm_scale must be a Python float, not {type(sm_scale).__name__}",
+                  TypeError)
+        for name, tensor in (("q", q), ("kv", kv), ("indices", indices)):
+            _check_strides(name, tensor)
+        device = q.device
+        kernel = self.kernel(variant, device.index)
+        rows = shape.b * shape.s_q
+        keep = True
+        if attn_sink is None or topk_length is None:
+            sink, length, keep = _NEUTRAL.get(device, shape.heads, rows)
+            attn_sink = sink[:shape.heads] if attn_sink is None else attn_sink
+            topk_length = length[:rows] if topk_length is None else topk_length
+        call = _Call(kernel, shape, device,
+                     (q, kv, indices, float(sm_scale), attn_sink, topk_length))
+        if keep:
+            if len(self._calls) >= MAX_SIGNATURES:
+                del self._calls[next(iter(self._calls))]
+            self._calls[key] = call
+        return call
+
+
+def load(path):
+    """The SparseMLA callable of the compiled kernel at `path` (.ptx or
+    .cubin, its .json beside it), loaded on each device at its first call
+    there; it takes the shapes every shipped variant takes (heads and topk
+    multiples of 64)."""
+    return SparseMLA([Variant(os.path.basename(path), BLOCK_H, 64, path)])

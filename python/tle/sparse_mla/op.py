@@ -1,0 +1,73 @@
+"""tle.sparse_mla_fwd: FlashMLA's flash_mla_sparse_fwd on TLE's compiled
+kernels, and the PyTorch operator torch.ops.tle.sparse_mla_fwd behind it.
+
+Called on plain CUDA tensors outside torch.compile, sparse_mla_fwd goes
+straight to the kernels (SparseMLA: checks once per signature, then a
+launch plan), which keeps a call within tens of microseconds of CPU time.
+Traced by torch.compile, or given tensor subclasses such as fake tensors,
+it calls the operator instead: a torch.library custom op (torch >= 2.4)
+whose fake implementation gives the outputs' shapes from the same checks,
+so that torch.compile and CUDA graphs (torch.cuda.graph, mode=
+"reduce-overhead") capture it like any PyTorch op.
+"""
+
+from typing import Optional, Tuple
+
+from .kernel import SparseMLA, check_call, torch
+from .variants import D_V, choose
+
+# Every shipped variant, the fastest that takes a shape.
+_FORWARD = SparseMLA()
+_Tensor = torch.Tensor
+_compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (
+    lambda: False)
+
+
+def sparse_mla_fwd(q, kv, indices, sm_scale, d_v=D_V, attn_sink=None, topk_length=None):
+    """Sparse MLA prefill, as FlashMLA's flash_mla_sparse_fwd.
+
+    q [s_q, h_q, 576] bf16, kv [s_kv, 1, 576] bf16, indices [s_q, 1, topk]
+    int32 (ids < 0 or >= s_kv are skipped), sm_scale a float; attn_sink
+    [h_q] f32 and topk_length [s_q] int32 (only a row's first topk_length
+    ids count) are optional. Returns out [s_q, h_q, d_v] bf16, max_logits
+    and lse [s_q, h_q] f32 in natural-log units; a row without a valid id
+    gives out 0, lse +inf, max_logits -inf. A leading batch dimension on
+    q, kv and indices (topk_length [B, s_q]) gives batched outputs.
+
+    Runs on the tensors' device and PyTorch's current stream there, on the
+    fastest shipped kernel that takes the shape (tle.sparse_mla.VARIANTS:
+    h_q and topk multiples of 64, d_v 512); ValueError or TypeError for
+    what no kernel takes. The first call of a shape on a device loads the
+    kernel: make it before capturing a CUDA graph.
+    """
+    if _compiling() or type(q) is not _Tensor:
+        if _OPERATOR is None:
+            raise RuntimeError(
+                f"tle.sparse_mla_fwd under torch.compile or on tensor subclasses "
+                f"needs torch >= 2.4 (torch.library.custom_op); this is torch "
+                f"{torch.__version__}")
+        return _OPERATOR(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+    return _FORWARD(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+
+
+def _fake(q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
+    shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
+    choose(shape.heads, shape.topk)
+    out, stats = shape.outputs()
+    return (q.new_empty(out, dtype=torch.bfloat16),
+            q.new_empty(stats, dtype=torch.float32),
+            q.new_empty(stats, dtype=torch.float32))
+
+
+# torch.ops.tle.sparse_mla_fwd.default, where this torch can define it.
+_OPERATOR = None
+if hasattr(torch.library, "custom_op"):
+    @torch.library.custom_op("tle::sparse_mla_fwd", mutates_args=(), device_types="cuda")
+    def _sparse_mla_fwd(q: torch.Tensor, kv: torch.Tensor, indices: torch.Tensor,
+                        sm_scale: float, d_v: int, attn_sink: Optional[torch.Tensor],
+                        topk_length: Optional[torch.Tensor]
+                        ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return _FORWARD(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+
+    _sparse_mla_fwd.register_fake(_fake)
+    _OPERATOR = torch.ops.tle.sparse_mla_fwd.default

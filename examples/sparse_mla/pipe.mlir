@@ -243,44 +243,21 @@ func.func @sparse_mla_pipe(
             : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
         // Tile i's scores, issued an iteration earlier; tile i + 1's run on.
         %qk = tle.wgmma_wait %s_cur pending(3) : tensor<64x64xf32, #acc>
-
-        // Columns with an invalid index score -inf (one unsigned compare
-        // covers both ends).
-        %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
-        %valid_s = tle.broadcast %valid dim 0
-            : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-        %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
-        %logits = arith.select %valid_s, %scaled, %neg_inf
-            : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
-
-        // Online softmax in base 2.
-        %tile_max = tle.reduce max %logits dim 1
-            : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-        %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
-        %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row>
-        %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
-        %m_wide = tle.broadcast %m_new dim 1
-            : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
-        %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
-        %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
-        %p_sum = tle.reduce sum %p dim 1
-            : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-        %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
-        %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
-        %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
-
+        %m_new, %l_new, %p16, %alpha, %acc_scaled = func.call @softmax_tile(
+            %qk, %id, %id_end, %scale, %m_old, %l_old, %acc_old)
+            : (tensor<64x64xf32, #acc>, tensor<64xi32, #col>, tensor<64xi32, #col>,
+               tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row>,
+               tensor<64x256xf32, #acc>)
+            -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+                tensor<64xf32, #row>, tensor<64x256xf32, #acc>)
         // Hand P and alpha to the right warp group.
         %p_slot, %alpha_slot = tle.acquire %sp[%i : index]
             -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
         tle.local_store %p16, %p_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
         tle.local_store %alpha, %alpha_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
         tle.commit %sp[%i : index]
-
-        // acc = acc * alpha + P . kv_l, P from registers (its accumulator
-        // layout is the A operand's: nothing moves).
-        %alpha_wide = tle.broadcast %alpha dim 1
-            : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-        %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+        // acc * alpha + P . kv_l, P from registers (its accumulator layout is the
+        // A operand's: nothing moves).
         %pa = tle.convert_layout %p16
             : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
         %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
@@ -300,39 +277,23 @@ func.func @sparse_mla_pipe(
       }
 
       // The last tile, whose scores the loop (or, for one tile, the code
-      // before it) issued: the loop body's softmax and P . V once more.
+      // before it) issued.
       %qk_last = tle.wgmma_wait %s_last pending(0) : tensor<64x64xf32, #acc>
-      %valid_e = arith.cmpi ult, %id_last, %id_end : tensor<64xi32, #col>
-      %valid_s_e = tle.broadcast %valid_e dim 0
-          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-      %scaled_e = arith.mulf %qk_last, %scale : tensor<64x64xf32, #acc>
-      %logits_e = arith.select %valid_s_e, %scaled_e, %neg_inf
-          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
-
-      %tile_max_e = tle.reduce max %logits_e dim 1
-          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-      %m_new_e = arith.maximumf %m_run, %tile_max_e : tensor<64xf32, #row>
-      %m_diff_e = arith.subf %m_run, %m_new_e : tensor<64xf32, #row>
-      %alpha_e = math.exp2 %m_diff_e fastmath<afn> : tensor<64xf32, #row>
-      %m_wide_e = tle.broadcast %m_new_e dim 1
-          : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
-      %shifted_e = arith.subf %logits_e, %m_wide_e : tensor<64x64xf32, #acc>
-      %p_e = math.exp2 %shifted_e fastmath<afn> : tensor<64x64xf32, #acc>
-      %p_sum_e = tle.reduce sum %p_e dim 1
-          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-      %l_scaled_e = arith.mulf %l_run, %alpha_e : tensor<64xf32, #row>
-      %l_new_e = arith.addf %l_scaled_e, %p_sum_e : tensor<64xf32, #row>
-      %p16_e = arith.truncf %p_e : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
-
+      %m_new_e, %l_new_e, %p16_e, %alpha_e, %acc_scaled_e = func.call @softmax_tile(
+          %qk_last, %id_last, %id_end, %scale, %m_run, %l_run, %acc_run)
+          : (tensor<64x64xf32, #acc>, tensor<64xi32, #col>, tensor<64xi32, #col>,
+             tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row>,
+             tensor<64x256xf32, #acc>)
+          -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+              tensor<64xf32, #row>, tensor<64x256xf32, #acc>)
+      // Hand P and alpha to the right warp group.
       %p_slot_e, %alpha_slot_e = tle.acquire %sp[%last : index]
           -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       tle.local_store %p16_e, %p_slot_e : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
       tle.local_store %alpha_e, %alpha_slot_e : tensor<64xf32, #row>, memref<64xf32, #smem>
       tle.commit %sp[%last : index]
-
-      %alpha_wide_e = tle.broadcast %alpha_e dim 1
-          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-      %acc_scaled_e = arith.mulf %acc_run, %alpha_wide_e : tensor<64x256xf32, #acc>
+      // acc * alpha + P . kv_l, P from registers (its accumulator layout is the
+      // A operand's: nothing moves).
       %pa_e = tle.convert_layout %p16_e
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
       %o_issued_e = tle.wgmma %pa_e, %k_last, %acc_scaled_e
@@ -461,4 +422,45 @@ func.func @sparse_mla_pipe(
     tle.warp_return
   }
   return
+}
+
+// One tile's online softmax in base 2 for the left warp group: columns with
+// an invalid index score -inf (one unsigned compare covers both ends), the
+// running max and sum move on, and the accumulator is rescaled. Returns
+// the new max and sum, P in bf16, the rescale factor alpha and the rescaled
+// accumulator. Inlined by --tle-derive-sync.
+func.func private @softmax_tile(
+    %qk: tensor<64x64xf32, #acc>, %id: tensor<64xi32, #col>,
+    %id_end: tensor<64xi32, #col>, %scale: tensor<64x64xf32, #acc>,
+    %m_old: tensor<64xf32, #row>, %l_old: tensor<64xf32, #row>,
+    %acc_old: tensor<64x256xf32, #acc>)
+    -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+        tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+  %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
+  %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
+  %valid_s = tle.broadcast %valid dim 0
+      : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
+  %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
+  %logits = arith.select %valid_s, %scaled, %neg_inf
+      : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+  %tile_max = tle.reduce max %logits dim 1
+      : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+  %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
+  %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row>
+  %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
+  %m_wide = tle.broadcast %m_new dim 1
+      : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
+  %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
+  %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
+  %p_sum = tle.reduce sum %p dim 1
+      : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+  %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
+  %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
+  %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+  %alpha_wide = tle.broadcast %alpha dim 1
+      : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+  %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+  return %m_new, %l_new, %p16, %alpha, %acc_scaled
+      : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+        tensor<64xf32, #row>, tensor<64x256xf32, #acc>
 }

@@ -256,17 +256,20 @@ func.func @sparse_mla_pipe(
         tle.local_store %p16, %p_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
         tle.local_store %alpha, %alpha_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
         tle.commit %sp[%i : index]
-        // acc * alpha + P . kv_l, P from registers (its accumulator layout is the
-        // A operand's: nothing moves).
+        // Tile i + 1's indices load while P . V runs: loaded earlier, they
+        // would hold 16 registers through the softmax. ptxas retires the
+        // multiplies in flight before the load's bounds check (a branch,
+        // info C7517): here only tile i + 1's scores, long done; after
+        // P . V it would wait for P . V.
+        %k_first = arith.muli %next, %c64 : index
+        %id_next = tle.load %ids[%k_first] padding(-1 : i32)
+            : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
+        // acc * alpha + P . kv_l, P from registers (its accumulator layout
+        // is the A operand's: nothing moves).
         %pa = tle.convert_layout %p16
             : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
         %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
             : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
-        // Tile i + 1's indices load while P . V runs; loaded earlier, they
-        // would hold 16 registers through the softmax.
-        %k_first = arith.muli %next, %c64 : index
-        %id_next = tle.load %ids[%k_first] padding(-1 : i32)
-            : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
         // Retires P . V and tile i + 1's scores; tile i is done.
         %acc_new, %s_ready = tle.wgmma_wait %o_issued, %s_next pending(0)
             : tensor<64x256xf32, #acc>, tensor<64x64xf32, #acc>
@@ -292,8 +295,8 @@ func.func @sparse_mla_pipe(
       tle.local_store %p16_e, %p_slot_e : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
       tle.local_store %alpha_e, %alpha_slot_e : tensor<64xf32, #row>, memref<64xf32, #smem>
       tle.commit %sp[%last : index]
-      // acc * alpha + P . kv_l, P from registers (its accumulator layout is the
-      // A operand's: nothing moves).
+      // acc * alpha + P . kv_l, P from registers (its accumulator layout
+      // is the A operand's: nothing moves).
       %pa_e = tle.convert_layout %p16_e
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
       %o_issued_e = tle.wgmma %pa_e, %k_last, %acc_scaled_e

@@ -15,7 +15,9 @@
 //   left (one warp group) computes S = Q K^T over all 576 columns, runs the
 //     base-2 online softmax, accumulates out[:, 0:256] += P . kv_l with P
 //     from registers, and hands P (bf16) and the rescale factor alpha to
-//     the right warp group through the one-slot pipe `score`.
+//     the right warp group through the one-slot pipe `score`. It issues
+//     the scores of tile i + 1 before the softmax of tile i, holding both
+//     tiles' slots (a window carried across its loop's iterations).
 //   right (one warp group) reads only kv_r of each tile: it waits for
 //     `score`, rescales its accumulator by alpha and adds P . kv_r with P
 //     read by the tensor cores straight from shared memory.
@@ -197,79 +199,115 @@ func.func @sparse_mla_pipe(
     %skv_i32 = arith.index_cast %skv : index to i32
     %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col>
 
-    // Each tile's indices are loaded one tile ahead (see naive.mlir).
+    // Each tile's indices are loaded before its scores are retired.
     %ids_first = tle.load %ids[%c0] padding(-1 : i32)
         : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
     %q_l, %q_r, %q_t = tle.wait %qp reader "left"
         -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
-    %m, %l, %acc, %unused = scf.for %i = %c0 to %tiles step %c1
-        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init,
-                  %id = %ids_first)
-        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
-            tensor<64xi32, #col>) {
-      %k_l, %k_r, %k_t = tle.wait %kvp[%i : index] reader "left"
+
+    // The scores of tile i + 1 run on the tensor cores while the softmax
+    // of tile i runs on the CUDA cores: iteration i holds tile i's slot
+    // (its kv_l view, for P . V) while it waits for tile i + 1, and hands
+    // tile i + 1's window to the next iteration through iter_args (a
+    // carried window, docs/SyncDerivation.md). Tile 0 is waited for and
+    // scored before the loop and the last tile is finished after it, so
+    // that every wait is for a tile the gather commits; a token without
+    // indices skips it all.
+    %nonempty = arith.cmpi sgt, %tiles, %c0 : index
+    %m, %l, %acc = scf.if %nonempty
+        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+      %k0_l, %k0_r, %k0_t = tle.wait %kvp[%c0 : index] reader "left"
           -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
-
       // S = Q K^T over the rope tail and both V halves: 36 K steps.
-      %s_t = tle.wgmma %q_t, %k_t, %zero_s transpose_b
+      %s0_t = tle.wgmma %q_t, %k0_t, %zero_s transpose_b
           : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
-      %s_tl = tle.wgmma %q_l, %k_l, %s_t transpose_b
+      %s0_tl = tle.wgmma %q_l, %k0_l, %s0_t transpose_b
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
-      %s_all = tle.wgmma %q_r, %k_r, %s_tl transpose_b
+      %s0 = tle.wgmma %q_r, %k0_r, %s0_tl transpose_b
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
-      %qk = tle.wgmma_wait %s_all pending(0) : tensor<64x64xf32, #acc>
+      %last = arith.subi %tiles, %c1 : index
+      %m_run, %l_run, %acc_run, %s_last, %k_last, %id_last =
+          scf.for %i = %c0 to %last step %c1
+          iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init,
+                    %s_cur = %s0, %k_l = %k0_l, %id = %ids_first)
+          -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
+              tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xi32, #col>) {
+        %next = arith.addi %i, %c1 : index
+        %n_l, %n_r, %n_t = tle.wait %kvp[%next : index] reader "left"
+            -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+        %sn_t = tle.wgmma %q_t, %n_t, %zero_s transpose_b
+            : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+        %sn_tl = tle.wgmma %q_l, %n_l, %sn_t transpose_b
+            : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+        %s_next = tle.wgmma %q_r, %n_r, %sn_tl transpose_b
+            : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+        // Tile i's scores, issued an iteration earlier; tile i + 1's run on.
+        %qk = tle.wgmma_wait %s_cur pending(3) : tensor<64x64xf32, #acc>
+        %m_new, %l_new, %p16, %alpha, %acc_scaled = func.call @softmax_tile(
+            %qk, %id, %id_end, %scale, %m_old, %l_old, %acc_old)
+            : (tensor<64x64xf32, #acc>, tensor<64xi32, #col>, tensor<64xi32, #col>,
+               tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row>,
+               tensor<64x256xf32, #acc>)
+            -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+                tensor<64xf32, #row>, tensor<64x256xf32, #acc>)
+        // Hand P and alpha to the right warp group.
+        %p_slot, %alpha_slot = tle.acquire %sp[%i : index]
+            -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
+        tle.local_store %p16, %p_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
+        tle.local_store %alpha, %alpha_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
+        tle.commit %sp[%i : index]
+        // Tile i + 1's indices load while P . V runs: loaded earlier, they
+        // would hold 16 registers through the softmax. ptxas retires the
+        // multiplies in flight before the load's bounds check (a branch,
+        // info C7517): here only tile i + 1's scores, long done; after
+        // P . V it would wait for P . V.
+        %k_first = arith.muli %next, %c64 : index
+        %id_next = tle.load %ids[%k_first] padding(-1 : i32)
+            : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
+        // acc * alpha + P . kv_l, P from registers (its accumulator layout
+        // is the A operand's: nothing moves).
+        %pa = tle.convert_layout %p16
+            : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
+        %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
+            : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
+        // Retires P . V and tile i + 1's scores; tile i is done.
+        %acc_new, %s_ready = tle.wgmma_wait %o_issued, %s_next pending(0)
+            : tensor<64x256xf32, #acc>, tensor<64x64xf32, #acc>
+        tle.release %kvp[%i : index] reader "left"
+        scf.yield %m_new, %l_new, %acc_new, %s_ready, %n_l, %id_next
+            : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
+              tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xi32, #col>
+      }
 
-      %k_next = arith.muli %i, %c64 : index
-      %k_after = arith.addi %k_next, %c64 : index
-      %id_next = tle.load %ids[%k_after] padding(-1 : i32)
-          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
-
-      // Columns with an invalid index score -inf (one unsigned compare
-      // covers both ends).
-      %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
-      %valid_s = tle.broadcast %valid dim 0
-          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-      %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
-      %logits = arith.select %valid_s, %scaled, %neg_inf
-          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
-
-      // Online softmax in base 2.
-      %tile_max = tle.reduce max %logits dim 1
-          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-      %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
-      %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row>
-      %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
-      %m_wide = tle.broadcast %m_new dim 1
-          : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
-      %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
-      %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
-      %p_sum = tle.reduce sum %p dim 1
-          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-      %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
-      %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
-      %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
-
+      // The last tile, whose scores the loop (or, for one tile, the code
+      // before it) issued.
+      %qk_last = tle.wgmma_wait %s_last pending(0) : tensor<64x64xf32, #acc>
+      %m_new_e, %l_new_e, %p16_e, %alpha_e, %acc_scaled_e = func.call @softmax_tile(
+          %qk_last, %id_last, %id_end, %scale, %m_run, %l_run, %acc_run)
+          : (tensor<64x64xf32, #acc>, tensor<64xi32, #col>, tensor<64xi32, #col>,
+             tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row>,
+             tensor<64x256xf32, #acc>)
+          -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+              tensor<64xf32, #row>, tensor<64x256xf32, #acc>)
       // Hand P and alpha to the right warp group.
-      %p_slot, %alpha_slot = tle.acquire %sp[%i : index]
+      %p_slot_e, %alpha_slot_e = tle.acquire %sp[%last : index]
           -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
-      tle.local_store %p16, %p_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
-      tle.local_store %alpha, %alpha_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
-      tle.commit %sp[%i : index]
-
-      // acc = acc * alpha + P . kv_l, P from registers (its accumulator
-      // layout is the A operand's: nothing moves).
-      %alpha_wide = tle.broadcast %alpha dim 1
-          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-      %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
-      %pa = tle.convert_layout %p16
+      tle.local_store %p16_e, %p_slot_e : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
+      tle.local_store %alpha_e, %alpha_slot_e : tensor<64xf32, #row>, memref<64xf32, #smem>
+      tle.commit %sp[%last : index]
+      // acc * alpha + P . kv_l, P from registers (its accumulator layout
+      // is the A operand's: nothing moves).
+      %pa_e = tle.convert_layout %p16_e
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
-      %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
+      %o_issued_e = tle.wgmma %pa_e, %k_last, %acc_scaled_e
           : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
-      %acc_new = tle.wgmma_wait %o_issued pending(0) : tensor<64x256xf32, #acc>
-      tle.release %kvp[%i : index] reader "left"
-      scf.yield %m_new, %l_new, %acc_new, %id_next
-          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
-            tensor<64xi32, #col>
+      %acc_end = tle.wgmma_wait %o_issued_e pending(0) : tensor<64x256xf32, #acc>
+      tle.release %kvp[%last : index] reader "left"
+      scf.yield %m_new_e, %l_new_e, %acc_end
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
+    } else {
+      scf.yield %m_init, %l_init, %o_init
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
     }
 
     // Epilogue. Rows without a valid index have l = 0.
@@ -387,4 +425,45 @@ func.func @sparse_mla_pipe(
     tle.warp_return
   }
   return
+}
+
+// One tile's online softmax in base 2 for the left warp group: columns with
+// an invalid index score -inf (one unsigned compare covers both ends), the
+// running max and sum move on, and the accumulator is rescaled. Returns
+// the new max and sum, P in bf16, the rescale factor alpha and the rescaled
+// accumulator. Inlined by --tle-derive-sync.
+func.func private @softmax_tile(
+    %qk: tensor<64x64xf32, #acc>, %id: tensor<64xi32, #col>,
+    %id_end: tensor<64xi32, #col>, %scale: tensor<64x64xf32, #acc>,
+    %m_old: tensor<64xf32, #row>, %l_old: tensor<64xf32, #row>,
+    %acc_old: tensor<64x256xf32, #acc>)
+    -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+        tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+  %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
+  %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
+  %valid_s = tle.broadcast %valid dim 0
+      : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
+  %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
+  %logits = arith.select %valid_s, %scaled, %neg_inf
+      : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+  %tile_max = tle.reduce max %logits dim 1
+      : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+  %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
+  %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row>
+  %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
+  %m_wide = tle.broadcast %m_new dim 1
+      : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
+  %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
+  %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
+  %p_sum = tle.reduce sum %p dim 1
+      : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+  %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
+  %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
+  %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+  %alpha_wide = tle.broadcast %alpha dim 1
+      : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+  %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+  return %m_new, %l_new, %p16, %alpha, %acc_scaled
+      : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
+        tensor<64xf32, #row>, tensor<64x256xf32, #acc>
 }

@@ -1170,3 +1170,49 @@ func.func @convert_layout_index(%t: tensor<64x64xindex, #tle.mma<warp_groups = [
   %r = tle.convert_layout %t : tensor<64x64xindex, #tle.mma<warp_groups = [1, 1]>> -> tensor<64x64xindex, #tle.blocked<per_thread = [1, 8], threads = [8, 4], warps = [4, 1]>>
   return
 }
+
+// -----
+
+// An iter_arg is retired by a wait with pending(1) only if one more
+// multiply follows the value from the previous iteration: here that value
+// comes from a wait that retired nothing, so it is still in flight.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @iter_arg_from_unretiring_wait(%n: index) {
+  %init = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %init) -> tensor<64x64xf32, #acc> {
+    // expected-error-re @+1 {{'tle.wgmma_wait' op result is read by the arith.addf at line {{[0-9]+}} while the multiply may still write it}}
+    %w = tle.wgmma_wait %s pending(1) : tensor<64x64xf32, #acc>
+    %x = arith.addf %w, %w : tensor<64x64xf32, #acc>
+    %d = tle.wgmma %a, %b, %x : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    %d2 = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+    scf.yield %d2 : tensor<64x64xf32, #acc>
+  }
+  return
+}
+
+// -----
+
+// The same loop with pending(0) at the end of the body: the value the next
+// iteration starts with is retired, and pending(1) at its start is enough.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @iter_arg_from_retiring_wait(%n: index) {
+  %init = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %init) -> tensor<64x64xf32, #acc> {
+    %w = tle.wgmma_wait %s pending(1) : tensor<64x64xf32, #acc>
+    %x = arith.addf %w, %w : tensor<64x64xf32, #acc>
+    %d = tle.wgmma %a, %b, %x : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    %d2 = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+    scf.yield %d2 : tensor<64x64xf32, #acc>
+  }
+  return
+}

@@ -105,9 +105,25 @@ public:
   bool hasOnlyNonNegativeUnknowns(const Polynomial &p) const;
 
 private:
+  /// A fact a then-branch states about a value: `value` >= `atLeast`.
+  struct Guard {
+    Polynomial value;
+    int64_t atLeast;
+  };
+
   std::optional<Polynomial> of(Value value);
   std::optional<Polynomial> compute(Value value);
   std::optional<Polynomial> tripCount(scf::ForOp loop);
+  /// max(0, span) for a step of 1.
+  std::optional<Polynomial> stepOneTrips(const Polynomial &span);
+  /// The guard `branch`'s condition states in its then-region, if it is a
+  /// signed comparison of a value with a constant.
+  std::optional<Guard> getGuard(scf::IfOp branch);
+  /// The guards of the then-branches around `op` inside the partition.
+  SmallVector<Guard> getGuardsAround(Operation *op);
+  /// [c] x [c] = [c] for a condition c, and [X >= 1] x trips(X) = trips(X):
+  /// the trip count is 0 where the condition fails.
+  Polynomial simplify(const Polynomial &p) const;
   Polynomial unknown(const std::string &key, const std::string &text,
                      bool nonNegative);
   std::string keyOf(const Polynomial &p) const;
@@ -117,6 +133,10 @@ private:
   SmallVector<std::string> texts;
   SmallVector<bool> nonNegative;
   DenseMap<Value, std::optional<Polynomial>> memo;
+  /// The branch conditions among the unknowns, with their guards.
+  DenseMap<unsigned, std::optional<Guard>> conditions;
+  /// The trip counts max(0, span) of step 1, by unknown, with their spans.
+  DenseMap<unsigned, Polynomial> stepOneSpans;
 };
 
 Polynomial Counter::unknown(const std::string &key, const std::string &text,
@@ -242,6 +262,19 @@ std::optional<Polynomial> Counter::compute(Value value) {
       .Default([&](Operation *) { return input(); });
 }
 
+std::optional<Polynomial> Counter::stepOneTrips(const Polynomial &span) {
+  if (std::optional<int64_t> c = span.getConstant())
+    return Polynomial::constant(*c > 0 ? *c : 0);
+  // max(0, g x) = g max(0, x) with g the content of the span.
+  int64_t g = span.content();
+  Polynomial reduced = span.divideExactly(g);
+  Polynomial trips = unknown("trips(" + keyOf(reduced) + "/1)",
+                             "trips(" + print(reduced) + ")",
+                             /*nonNegative=*/true);
+  stepOneSpans.try_emplace(trips.terms.begin()->first.front(), reduced);
+  return multiply(Polynomial::constant(g), trips);
+}
+
 std::optional<Polynomial> Counter::tripCount(scf::ForOp loop) {
   std::optional<Polynomial> lb = of(loop.getLowerBound());
   std::optional<Polynomial> ub = of(loop.getUpperBound());
@@ -258,6 +291,20 @@ std::optional<Polynomial> Counter::tripCount(scf::ForOp loop) {
                    /*nonNegative=*/true);
   if (std::optional<int64_t> c = span->getConstant())
     return Polynomial::constant(*c > 0 ? llvm::divideCeil(*c, *s) : 0);
+  if (*s == 1) {
+    // Under a guard X >= g, a span X - d with d <= g is not negative: the
+    // loop runs X - d = trips(X) - d times (a loop that a prologue and an
+    // epilogue peel one iteration off, `0 to n - 1` under `n > 0`).
+    for (const Guard &guard : getGuardsAround(loop)) {
+      std::optional<Polynomial> rest = add(*span, guard.value, -1);
+      std::optional<int64_t> d = rest ? rest->getConstant() : std::nullopt;
+      if (!d || -*d > guard.atLeast || *d > 0)
+        continue;
+      std::optional<Polynomial> trips = stepOneTrips(guard.value);
+      return trips ? add(*trips, Polynomial::constant(*d)) : std::nullopt;
+    }
+    return stepOneTrips(*span);
+  }
   // max(0, ceil(g x / s)) with g the content of the span: when s divides
   // g it is (g / s) max(0, x).
   int64_t g = span->content(), h = std::gcd(g, *s);
@@ -268,7 +315,79 @@ std::optional<Polynomial> Counter::tripCount(scf::ForOp loop) {
       "trips(" + print(reduced) +
           (stepLeft == 1 ? "" : " step " + std::to_string(stepLeft)) + ")",
       /*nonNegative=*/true);
+  if (stepLeft == 1)
+    stepOneSpans.try_emplace(trips.terms.begin()->first.front(), reduced);
   return *s == h ? multiply(Polynomial::constant(g / h), trips) : trips;
+}
+
+std::optional<Counter::Guard> Counter::getGuard(scf::IfOp branch) {
+  auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
+  std::optional<Polynomial> condition = of(branch.getCondition());
+  if (!cmp || !condition || condition->getConstant())
+    return std::nullopt;
+  std::optional<Polynomial> lhs = of(cmp.getLhs()), rhs = of(cmp.getRhs());
+  if (!lhs || !rhs)
+    return std::nullopt;
+  std::optional<int64_t> lc = lhs->getConstant(), rc = rhs->getConstant();
+  // value > k is value >= k + 1; k < value likewise.
+  std::optional<Guard> guard;
+  using P = arith::CmpIPredicate;
+  switch (cmp.getPredicate()) {
+  case P::sgt:
+  case P::sge:
+    if (rc && *rc < INT64_MAX)
+      guard = Guard{*lhs, *rc + (cmp.getPredicate() == P::sgt)};
+    break;
+  case P::slt:
+  case P::sle:
+    if (lc && *lc < INT64_MAX)
+      guard = Guard{*rhs, *lc + (cmp.getPredicate() == P::slt)};
+    break;
+  default:
+    break;
+  }
+  return guard;
+}
+
+SmallVector<Counter::Guard> Counter::getGuardsAround(Operation *op) {
+  SmallVector<Guard> guards;
+  for (Operation *child = op, *parent = op->getParentOp(); parent != ws;
+       child = parent, parent = parent->getParentOp())
+    if (auto branch = dyn_cast<scf::IfOp>(parent);
+        branch && child->getParentRegion() == &branch.getThenRegion())
+      if (std::optional<Guard> guard = getGuard(branch))
+        guards.push_back(*guard);
+  return guards;
+}
+
+Polynomial Counter::simplify(const Polynomial &p) const {
+  Polynomial result;
+  for (auto &[monomial, c] : p.terms) {
+    SmallVector<unsigned> kept;
+    for (unsigned id : monomial) {
+      auto condition = conditions.find(id);
+      if (condition == conditions.end()) {
+        kept.push_back(id);
+        continue;
+      }
+      if (llvm::is_contained(kept, id))
+        continue;
+      const std::optional<Guard> &guard = condition->second;
+      bool absorbed =
+          guard && guard->atLeast == 1 &&
+          llvm::any_of(monomial, [&](unsigned other) {
+            auto span = stepOneSpans.find(other);
+            return span != stepOneSpans.end() && span->second == guard->value;
+          });
+      if (!absorbed)
+        kept.push_back(id);
+    }
+    llvm::sort(kept);
+    result.terms[kept] += c;
+    if (result.terms[kept] == 0)
+      result.terms.erase(kept);
+  }
+  return result;
 }
 
 std::optional<Polynomial> Counter::runs(Operation *op) {
@@ -287,6 +406,10 @@ std::optional<Polynomial> Counter::runs(Operation *op) {
           known ? Polynomial::constant(*known != 0)
                 : unknown("if(" + keyOf(*condition) + ")",
                           "[" + print(*condition) + "]", /*nonNegative=*/true);
+      if (!known) {
+        std::optional<Guard> guard = getGuard(branch);
+        conditions.try_emplace(taken.terms.begin()->first.front(), guard);
+      }
       bool inThen = child->getParentRegion() == &branch.getThenRegion();
       factor = inThen ? taken : add(Polynomial::constant(1), taken, -1);
     }
@@ -295,7 +418,7 @@ std::optional<Polynomial> Counter::runs(Operation *op) {
     std::optional<Polynomial> product = multiply(count, *factor);
     if (!product)
       return std::nullopt;
-    count = *product;
+    count = simplify(*product);
   }
   return count;
 }

@@ -1,9 +1,12 @@
 //===- PipeUsage.cpp - Who uses each pipe, and how ------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/IterationExpr.h"
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -23,6 +26,20 @@ StringRef tle::stringifyTransport(Transport transport) {
     return "TMA";
   }
   llvm_unreachable("unknown transport");
+}
+
+std::string tle::describePipeSide(PipeLifecycleOpInterface op) {
+  return op.describeSide() + " of pipe '" + op.getPipeOp().getName().str() +
+         "'";
+}
+
+std::string tle::describeIteration(Value iteration) {
+  if (!iteration)
+    return "its only iteration";
+  APInt constant;
+  if (matchPattern(iteration, m_ConstantInt(&constant)))
+    return "iteration " + std::to_string(constant.getSExtValue());
+  return "iteration <" + describeValue(iteration) + ">";
 }
 
 std::optional<unsigned> PipeUsage::getWriterPartition() const {
@@ -96,12 +113,7 @@ SmallVector<FieldGroup> tle::groupFieldsByReaders(PipeOp pipe) {
 bool tle::isSameIteration(Value a, Value b) {
   if (a == b)
     return true;
-  if (!a || !b)
-    return false;
-  APInt x, y;
-  return matchPattern(a, m_ConstantInt(&x)) &&
-         matchPattern(b, m_ConstantInt(&y)) &&
-         x.getZExtValue() == y.getZExtValue();
+  return a && b && IterationExpr::get(a) == IterationExpr::get(b);
 }
 
 CommitOp tle::findMatchingCommit(AcquireOp acquire) {
@@ -114,16 +126,30 @@ CommitOp tle::findMatchingCommit(AcquireOp acquire) {
   return {};
 }
 
-/// `view` and every memref derived from it through view-like ops.
+/// `view` and every memref derived from it through view-like ops, and
+/// through the iter_args and results of loops that carry it.
 static SmallVector<Value> getAliases(Value view) {
   llvm::SetVector<Value> aliases;
   aliases.insert(view);
+  auto carry = [&](scf::ForOp loop, unsigned index) {
+    aliases.insert(loop.getRegionIterArgs()[index]);
+    aliases.insert(loop.getResult(index));
+  };
   for (unsigned i = 0; i < aliases.size(); ++i)
-    for (Operation *user : aliases[i].getUsers())
-      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user))
+    for (OpOperand &use : aliases[i].getUses()) {
+      Operation *user = use.getOwner();
+      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user)) {
         if (viewLike.getViewSource() == aliases[i])
           aliases.insert(viewLike->getResults().begin(),
                          viewLike->getResults().end());
+      } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (use.getOperandNumber() >= loop.getNumControlOperands())
+          carry(loop, use.getOperandNumber() - loop.getNumControlOperands());
+      } else if (isa<scf::YieldOp>(user)) {
+        if (auto loop = dyn_cast<scf::ForOp>(user->getParentOp()))
+          carry(loop, use.getOperandNumber());
+      }
+    }
   return aliases.takeVector();
 }
 
@@ -180,21 +206,10 @@ SmallVector<SlotWrite> tle::collectSlotWrites(AcquireOp acquire) {
 }
 
 SmallVector<SlotWrite> tle::collectReaderWrites(WaitOp wait) {
-  Operation *release = nullptr;
-  for (Operation *op = wait->getNextNode(); op && !release;
-       op = op->getNextNode())
-    if (auto r = dyn_cast<ReleaseOp>(op);
-        r && r.getPipe() == wait.getPipe() &&
-        r.getReader() == wait.getReader() &&
-        isSameIteration(r.getIteration(), wait.getIteration()))
-      release = r;
-  Block *block = wait->getBlock();
+  // Any use of the views outside the window is an error of its own (the
+  // view check), so every write through them is in the window.
   SmallVector<SlotWrite> writes =
-      collectWrites(wait.getViews(), [&](Operation *user) {
-        Operation *ancestor = block->findAncestorOpInBlock(*user);
-        return ancestor && wait->isBeforeInBlock(ancestor) &&
-               (!release || ancestor->isBeforeInBlock(release));
-      });
+      collectWrites(wait.getViews(), [](Operation *) { return true; });
   PipeOp pipe = cast<PipeLifecycleOpInterface>(wait.getOperation()).getPipeOp();
   SmallVector<unsigned> fields =
       pipe.getReaderFields(pipe.lookupReader(wait.getReader()));
@@ -221,8 +236,22 @@ SmallVector<SlotWrite> tle::collectOneShotWrites(CommitOp commit) {
 }
 
 Value tle::getViewedBuffer(Value view) {
-  while (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>())
-    view = viewLike.getViewSource();
+  while (true) {
+    if (auto viewLike = view.getDefiningOp<ViewLikeOpInterface>()) {
+      view = viewLike.getViewSource();
+      continue;
+    }
+    // A view a loop carries comes in through its init operand.
+    auto arg = dyn_cast<BlockArgument>(view);
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())
+                    : view.getDefiningOp<scf::ForOp>();
+    OpOperand *init = !loop ? nullptr
+                      : arg ? loop.getTiedLoopInit(arg)
+                            : loop.getTiedLoopInit(cast<OpResult>(view));
+    if (!init)
+      break;
+    view = init->get();
+  }
   auto result = dyn_cast<OpResult>(view);
   auto lifecycle =
       dyn_cast_if_present<PipeLifecycleOpInterface>(view.getDefiningOp());

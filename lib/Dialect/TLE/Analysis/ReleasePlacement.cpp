@@ -17,6 +17,35 @@ static bool readsSlotOf(WgmmaOp wgmma, PipeOp pipe) {
   });
 }
 
+/// Whether `op` is a tle.wgmma reading a slot of `pipe` or holds one in its
+/// regions: a multiply issued there is retired by what retires the op's
+/// last multiply.
+static bool mayReadSlotOf(Operation &op, PipeOp pipe) {
+  if (auto wgmma = dyn_cast<WgmmaOp>(op))
+    return readsSlotOf(wgmma, pipe);
+  return op.getNumRegions() != 0 && op.walk([&](WgmmaOp wgmma) {
+                                        return readsSlotOf(wgmma, pipe)
+                                                   ? WalkResult::interrupt()
+                                                   : WalkResult::advance();
+                                      }).wasInterrupted();
+}
+
+/// Whether the release closes a window its loop carries in from the
+/// previous iteration (or from before the loop): no wait of its reader and
+/// iteration precedes it in its block.
+static bool closesCarriedWindow(ReleaseOp release) {
+  if (!isa<scf::ForOp>(release->getParentOp()))
+    return false;
+  for (Operation *prev = release->getPrevNode(); prev;
+       prev = prev->getPrevNode())
+    if (auto wait = dyn_cast<WaitOp>(prev);
+        wait && wait.getPipe() == release.getPipe() &&
+        wait.getReader() == release.getReader() &&
+        isSameIteration(wait.getIteration(), release.getIteration()))
+      return false;
+  return true;
+}
+
 /// The first tle.wgmma_wait in [begin, end) that retires a multiply after
 /// which `issued` more were issued, counting the multiplies it passes: a
 /// wait with pending(n) retires every multiply followed by n or more.
@@ -34,16 +63,39 @@ static WgmmaWaitOp findRetiringWait(Block::iterator begin, Block::iterator end,
 
 FailureOr<ReleasePlacement> tle::placeRelease(ReleaseOp release) {
   PipeOp pipe = cast<PipeLifecycleOpInterface>(*release).getPipeOp();
-  WgmmaOp reader;
+  Operation *reader = nullptr;
   for (Operation *prev = release->getPrevNode(); prev && !reader;
        prev = prev->getPrevNode())
-    if (auto wgmma = dyn_cast<WgmmaOp>(prev); wgmma && readsSlotOf(wgmma, pipe))
-      reader = wgmma;
+    if (mayReadSlotOf(*prev, pipe))
+      reader = prev;
+  Block *block = release->getBlock();
   int64_t issued = 0;
+  // A carried window's slot may still be read by a multiply of an earlier
+  // iteration, or one issued before the loop, that nothing in this block
+  // has retired yet: every multiply issued before the block is older than
+  // the ones issued in it.
+  if (!reader && closesCarriedWindow(release)) {
+    auto loop = cast<scf::ForOp>(release->getParentOp());
+    if (!mayReadSlotOf(*loop, pipe) &&
+        llvm::none_of(
+            llvm::make_range(loop->getBlock()->begin(), loop->getIterator()),
+            [&](Operation &op) { return mayReadSlotOf(op, pipe); }))
+      return ReleasePlacement{};
+    if (findRetiringWait(block->begin(), release->getIterator(), issued))
+      return ReleasePlacement{};
+    if (WgmmaWaitOp wait = findRetiringWait(std::next(release->getIterator()),
+                                            block->end(), issued))
+      return ReleasePlacement{ReleasePlacement::Kind::AfterWait, wait, {}};
+    return release.emitOpError("of pipe '")
+           << pipe.getName() << "': reader '" << release.getReader()
+           << "' releases a slot its loop carries from the previous "
+              "iteration, which a tle.wgmma issued there or before the loop "
+              "may still be reading, and no tle.wgmma_wait in this "
+              "iteration retires it";
+  }
   if (!reader || findRetiringWait(std::next(reader->getIterator()),
                                   release->getIterator(), issued))
     return ReleasePlacement{};
-  Block *block = release->getBlock();
   if (WgmmaWaitOp wait = findRetiringWait(std::next(release->getIterator()),
                                           block->end(), issued))
     return ReleasePlacement{ReleasePlacement::Kind::AfterWait, wait, {}};

@@ -63,26 +63,77 @@ static LogicalResult verifySwizzledTile(Operation *op, MemRefType type,
 // tle.wgmma, tle.wgmma_wait
 //===----------------------------------------------------------------------===//
 
+/// The tle.wgmma ops among the ops of `range` (nested ones are not
+/// counted: counting fewer multiplies retires fewer, which is safe).
+static int64_t countMultiplies(iterator_range<Block::iterator> range) {
+  return llvm::count_if(range, [](Operation &op) { return isa<WgmmaOp>(op); });
+}
+
+static bool retires(WgmmaWaitOp wait, Value input, unsigned depth = 0);
+
+/// Whether `value` may be an accumulator a multiply still writes: only a
+/// tle.wgmma, a loop or branch result, a block argument and the result of a
+/// tle.wgmma_wait that does not retire its input can be (verifyInFlightUses
+/// keeps in-flight values from any other op). `depth` bounds the waits
+/// followed through loops; past it a value counts as in flight.
+static bool mayBeInFlight(Value value, unsigned depth) {
+  Operation *def = value.getDefiningOp();
+  if (auto wait = dyn_cast_if_present<WgmmaWaitOp>(def))
+    return depth >= 4 ||
+           !retires(wait,
+                    wait.getInputs()[cast<OpResult>(value).getResultNumber()],
+                    depth + 1);
+  return !def || isa<WgmmaOp, scf::ForOp, scf::IfOp>(def);
+}
+
+/// The multiplies issued after the tle.wgmma that defines `value`, up to
+/// `end` in its block; none when `value` is not such a result.
+static std::optional<int64_t> countIssuedAfter(Value value, Operation *end) {
+  auto wgmma = value.getDefiningOp<WgmmaOp>();
+  if (!wgmma || wgmma->getBlock() != end->getBlock() ||
+      !wgmma->isBeforeInBlock(end))
+    return std::nullopt;
+  return countMultiplies(
+      llvm::make_range(std::next(wgmma->getIterator()), end->getIterator()));
+}
+
 /// Whether `wait` retires the multiply whose accumulator is `input`: the
-/// multiply's group is older than the `pending` groups it lets run on. Only
-/// multiplies issued in the wait's block, after the input's, count.
-static bool retires(WgmmaWaitOp wait, Value input) {
-  auto wgmma = input.getDefiningOp<WgmmaOp>();
-  if (wait.getPending() == 0)
+/// multiply's group is older than the `pending` groups it lets run on.
+/// Counted are the multiplies issued in the wait's block before it, after
+/// the input's multiply; for an iter_arg of the loop whose body is that
+/// block, after the multiply of each value that reaches it: the init's,
+/// up to the loop, and the previous iteration's yielded one, up to the end
+/// of the body.
+static bool retires(WgmmaWaitOp wait, Value input, unsigned depth) {
+  int64_t pending = wait.getPending();
+  if (pending == 0)
     return true;
-  if (!wgmma || wgmma->getBlock() != wait->getBlock())
+  if (std::optional<int64_t> issued = countIssuedAfter(input, wait))
+    return *issued >= pending;
+  auto arg = dyn_cast<BlockArgument>(input);
+  auto loop =
+      arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || arg.getOwner() != wait->getBlock() ||
+      arg == loop.getInductionVar())
     return false;
-  int64_t issued = 0;
-  for (Operation *op = wgmma->getNextNode(); op && op != wait;
-       op = op->getNextNode())
-    issued += isa<WgmmaOp>(op);
-  return issued >= wait.getPending();
+  Block *body = loop.getBody();
+  int64_t inBody =
+      countMultiplies(llvm::make_range(body->begin(), wait->getIterator()));
+  auto retiredBy = [&](Value incoming, Operation *end) {
+    if (!mayBeInFlight(incoming, depth))
+      return true;
+    std::optional<int64_t> issued = countIssuedAfter(incoming, end);
+    return issued && *issued + inBody >= pending;
+  };
+  return retiredBy(loop.getTiedLoopInit(arg)->get(), loop) &&
+         retiredBy(loop.getTiedLoopYieldedValue(arg)->get(),
+                   body->getTerminator());
 }
 
 /// Checks that `value`, an accumulator a multiply may still be writing,
 /// reaches only ops that leave it in flight: the accumulator of another
-/// tle.wgmma, a tle.wgmma_wait, or a yield (whose loop or branch results
-/// are then in flight too).
+/// tle.wgmma, a tle.wgmma_wait, a yield (whose loop or branch results are
+/// then in flight too) or a loop's init operand (its iter_arg and result).
 static LogicalResult verifyInFlightUses(Operation *op, Value value) {
   SetVector<Value> inFlight;
   inFlight.insert(value);
@@ -104,12 +155,20 @@ static LogicalResult verifyInFlightUses(Operation *op, Value value) {
           continue;
         }
       }
+      // A loop's init operand: its iter_arg and result are in flight too.
+      if (auto loop = dyn_cast<scf::ForOp>(user);
+          loop && use.getOperandNumber() >= loop.getNumControlOperands()) {
+        unsigned index = use.getOperandNumber() - loop.getNumControlOperands();
+        inFlight.insert(loop.getRegionIterArgs()[index]);
+        inFlight.insert(loop.getResult(index));
+        continue;
+      }
       return op->emitOpError("result is read by ")
              << describeOp(user)
              << " while the multiply may still write it; only another "
-                "tle.wgmma (as its accumulator), a tle.wgmma_wait or a "
-                "loop's yield may take it before a tle.wgmma_wait retires "
-                "the multiply";
+                "tle.wgmma (as its accumulator), a tle.wgmma_wait, a "
+                "loop's yield or a loop's init operand may take it before "
+                "a tle.wgmma_wait retires the multiply";
     }
   }
   return success();

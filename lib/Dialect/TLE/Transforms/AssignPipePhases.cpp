@@ -89,6 +89,10 @@ private:
   void carry(scf::ForOp loop, ArrayRef<int64_t> capacities);
   Phase getPhase(Operation *user, Value iteration, int64_t capacity,
                  DominanceInfo &dominance);
+  /// The phase of `iv + c` (c a positive constant) where the phase of the
+  /// induction variable `iv` is carried: the carried one advanced by c at
+  /// the start of the body, as a loop that waits one tile ahead needs.
+  std::optional<Phase> getAdvancedPhase(Value iteration, int64_t capacity);
   void assign(PipeLifecycleOpInterface op, DominanceInfo &dominance);
 
   CreatedOps tracker;
@@ -204,6 +208,21 @@ static std::pair<Value, Value> advance(OpBuilder &b, Location loc, Value slot,
   return {slot, lap};
 }
 
+/// The induction variable `iteration` adds a positive constant to, if any.
+static Value getAdvancedInductionVar(Value iteration) {
+  auto sum = iteration ? iteration.getDefiningOp<arith::AddIOp>() : nullptr;
+  if (!sum)
+    return {};
+  for (auto [iv, offset] : {std::pair(sum.getLhs(), sum.getRhs()),
+                            std::pair(sum.getRhs(), sum.getLhs())}) {
+    std::optional<int64_t> c = getConstantIntValue(offset);
+    if (c && *c > 0 && isa<BlockArgument>(iv) &&
+        scf::getForInductionVarOwner(iv))
+      return iv;
+  }
+  return {};
+}
+
 /// The loop that can carry the phase of `iteration`: the scf.for whose
 /// induction variable it is, when that loop's step is a known constant.
 static scf::ForOp getCarryingLoop(Value iteration) {
@@ -236,6 +255,8 @@ void PhaseAssigner::carryAcrossLoops(ArrayRef<PipeLifecycleOpInterface> ops) {
   llvm::MapVector<Operation *, SmallVector<int64_t>> capacitiesByLoop;
   for (PipeLifecycleOpInterface op : ops) {
     scf::ForOp loop = getCarryingLoop(op.getIteration());
+    if (!loop)
+      loop = getCarryingLoop(getAdvancedInductionVar(op.getIteration()));
     if (!loop)
       continue;
     SmallVector<int64_t> &capacities = capacitiesByLoop[loop];
@@ -298,6 +319,26 @@ void PhaseAssigner::carry(scf::ForOp loop, ArrayRef<int64_t> capacities) {
   }
 }
 
+std::optional<Phase> PhaseAssigner::getAdvancedPhase(Value iteration,
+                                                     int64_t capacity) {
+  Value iv = getAdvancedInductionVar(iteration);
+  auto carried = iv ? phases.find(PhaseKey(iv, capacity)) : phases.end();
+  if (carried == phases.end())
+    return std::nullopt;
+  auto sum = iteration.getDefiningOp<arith::AddIOp>();
+  int64_t offset =
+      *getConstantIntValue(sum.getLhs() == iv ? sum.getRhs() : sum.getLhs());
+  Phase from = carried->second;
+  Location loc = sum.getLoc();
+  rewriter.setInsertionPointAfterValue(from.freeParity);
+  Stride stride = makeStride(rewriter, loc, offset, capacity,
+                             boolConstant(rewriter, loc, true));
+  auto [slot, lap] = advance(rewriter, loc, from.slot, from.lap, stride);
+  Value freeParity =
+      arith::XOrIOp::create(rewriter, loc, lap, stride.trueValue);
+  return phases[PhaseKey(iteration, capacity)] = {slot, lap, freeParity};
+}
+
 Phase PhaseAssigner::getPhase(Operation *user, Value iteration,
                               int64_t capacity, DominanceInfo &dominance) {
   auto it = phases.find(PhaseKey(iteration, capacity));
@@ -308,6 +349,8 @@ Phase PhaseAssigner::getPhase(Operation *user, Value iteration,
             [&](Value v) { return dominance.properlyDominates(v, user); }))
       return phase;
   }
+  if (std::optional<Phase> advanced = getAdvancedPhase(iteration, capacity))
+    return *advanced;
   rewriter.setInsertionPoint(user);
   Location loc = user->getLoc();
   Phase phase = computePhase(rewriter, loc, iteration,

@@ -11,8 +11,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/IterationCounts.h"
+#include "tle/Dialect/TLE/Analysis/IterationExpr.h"
 #include "tle/Dialect/TLE/Analysis/KernelPlacement.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/PipeWindows.h"
 #include "tle/Dialect/TLE/Analysis/ProtocolSimulation.h"
 #include "tle/Dialect/TLE/Analysis/Uniformity.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
@@ -37,22 +39,6 @@ namespace mlir::tle {
 using namespace mlir;
 using namespace mlir::tle;
 namespace hopper = ::tle::hopper;
-
-/// "iteration 2", "iteration <the loop variable of the scf.for at line 7>".
-static std::string describeIteration(Value iteration) {
-  if (!iteration)
-    return "its only iteration";
-  APInt constant;
-  if (matchPattern(iteration, m_ConstantInt(&constant)))
-    return "iteration " + std::to_string(constant.getSExtValue());
-  return "iteration <" + describeValue(iteration) + ">";
-}
-
-/// "writer of pipe 'kv'" / "reader 'left' of pipe 'kv'".
-static std::string describeSide(PipeLifecycleOpInterface op) {
-  return op.describeSide() + " of pipe '" + op.getPipeOp().getName().str() +
-         "'";
-}
 
 //===----------------------------------------------------------------------===//
 // Roles: who writes and who reads
@@ -142,11 +128,11 @@ static LogicalResult checkUniformity(WarpSpecializeOp ws,
       continue;
     if (!control)
       return op->emitError()
-             << describeSide(op) << " sits in " << describeOp(parent)
+             << describePipeSide(op) << " sits in " << describeOp(parent)
              << ", whose control flow the protocol check does not follow; "
                 "use scf.for, scf.while or scf.if around pipe operations";
     InFlightDiagnostic diag =
-        op->emitError() << describeSide(op)
+        op->emitError() << describePipeSide(op)
                         << " sits under control flow that may differ "
                            "between the threads of partition '"
                         << label << "'; every thread of the partition must "
@@ -168,7 +154,7 @@ static LogicalResult checkUniformity(WarpSpecializeOp ws,
   if (!source)
     return success();
   InFlightDiagnostic diag = op->emitError()
-                            << describeSide(op)
+                            << describePipeSide(op)
                             << " works on an iteration that may differ "
                                "between the threads of partition '"
                             << label << "'; every thread must use the same";
@@ -176,208 +162,6 @@ static LogicalResult checkUniformity(WarpSpecializeOp ws,
       << "the iteration comes from " << describeOp(source)
       << ", which may differ between threads";
   return diag;
-}
-
-//===----------------------------------------------------------------------===//
-// Balance: acquire/commit and wait/release pair up on every path
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// The slots one partition holds at a program point: each entry is the op
-/// that opened the window (an acquire or a wait).
-struct HeldSlots {
-  SmallVector<PipeLifecycleOpInterface> open;
-  /// one_shot pipes committed on this path.
-  SmallVector<Operation *> committedOnce;
-
-  bool operator==(const HeldSlots &other) const;
-};
-
-bool sameSideAndIteration(PipeLifecycleOpInterface a,
-                          PipeLifecycleOpInterface b) {
-  return a.getPipe() == b.getPipe() && a.getReaderAttr() == b.getReaderAttr() &&
-         isSameIteration(a.getIteration(), b.getIteration());
-}
-
-bool HeldSlots::operator==(const HeldSlots &other) const {
-  auto contains = [](ArrayRef<PipeLifecycleOpInterface> set,
-                     PipeLifecycleOpInterface op) {
-    return llvm::any_of(set, [&](PipeLifecycleOpInterface o) {
-      return sameSideAndIteration(o, op);
-    });
-  };
-  return open.size() == other.open.size() &&
-         llvm::all_of(open,
-                      [&](auto op) { return contains(other.open, op); }) &&
-         committedOnce.size() == other.committedOnce.size() &&
-         llvm::all_of(committedOnce, [&](Operation *pipe) {
-           return llvm::is_contained(other.committedOnce, pipe);
-         });
-}
-
-/// Walks one partition's structured control flow, path by path.
-class BalanceChecker {
-public:
-  BalanceChecker(WarpSpecializeOp ws, unsigned partition)
-      : ws(ws), partition(partition) {}
-
-  LogicalResult run() {
-    HeldSlots held;
-    if (failed(walkBlock(ws.getPartitionRegion(partition).front(), held)))
-      return failure();
-    if (held.open.empty())
-      return success();
-    PipeLifecycleOpInterface op = held.open.front();
-    return op->emitError() << describeSide(op) << " "
-                           << (isa<AcquireOp>(op.getOperation()) ? "acquires "
-                                                                 : "waits for ")
-                           << describeIteration(op.getIteration())
-                           << " but partition '"
-                           << ws.getPartitionLabel(partition) << "' never "
-                           << (isa<AcquireOp>(op.getOperation()) ? "commits"
-                                                                 : "releases")
-                           << " it";
-  }
-
-private:
-  LogicalResult walkBlock(Block &block, HeldSlots &held);
-  LogicalResult apply(PipeLifecycleOpInterface op, HeldSlots &held);
-  LogicalResult checkBranches(scf::IfOp branch, HeldSlots &held);
-  LogicalResult checkLoopBody(Operation *loop, Region &body, HeldSlots &held);
-  InFlightDiagnostic reportDifference(Operation *at, const HeldSlots &a,
-                                      const HeldSlots &b, StringRef what);
-
-  WarpSpecializeOp ws;
-  unsigned partition;
-};
-
-} // namespace
-
-LogicalResult BalanceChecker::apply(PipeLifecycleOpInterface op,
-                                    HeldSlots &held) {
-  PipeOp pipe = op.getPipeOp();
-  auto match = llvm::find_if(held.open, [&](PipeLifecycleOpInterface o) {
-    return sameSideAndIteration(o, op);
-  });
-  bool opens = isa<AcquireOp, WaitOp>(op.getOperation());
-  if (isa<CommitOp>(op.getOperation()) && pipe.getOneShot()) {
-    if (llvm::is_contained(held.committedOnce, pipe.getOperation()))
-      return op->emitError("commits one_shot pipe '")
-             << pipe.getName() << "' a second time; it is committed once";
-    held.committedOnce.push_back(pipe);
-    return success();
-  }
-  if (isa<WaitOp>(op.getOperation()) && pipe.getOneShot())
-    return success();
-  if (opens) {
-    if (match != held.open.end())
-      return op->emitError()
-             << describeSide(op) << " opens "
-             << describeIteration(op.getIteration()) << " again before "
-             << (isa<AcquireOp>(op.getOperation()) ? "committing" : "releasing")
-             << " it";
-    int64_t holding =
-        llvm::count_if(held.open, [&](PipeLifecycleOpInterface o) {
-          return o.getPipe() == op.getPipe() &&
-                 o.getReaderAttr() == op.getReaderAttr();
-        });
-    if (holding + 1 > pipe.getCapacityAttr().getInt())
-      return op->emitError("deadlock: ")
-             << describeSide(op) << " would hold " << holding + 1
-             << " slots at once, more than the capacity "
-             << pipe.getCapacityAttr().getInt()
-             << "; this slot cannot be filled until it gives one back";
-    held.open.push_back(op);
-    return success();
-  }
-  if (match == held.open.end())
-    return op->emitError() << describeSide(op) << " "
-                           << (isa<CommitOp>(op.getOperation()) ? "commits"
-                                                                : "releases")
-                           << " " << describeIteration(op.getIteration())
-                           << " without having "
-                           << (isa<CommitOp>(op.getOperation()) ? "acquired"
-                                                                : "waited for")
-                           << " it on this path";
-  held.open.erase(match);
-  return success();
-}
-
-InFlightDiagnostic BalanceChecker::reportDifference(Operation *at,
-                                                    const HeldSlots &a,
-                                                    const HeldSlots &b,
-                                                    StringRef what) {
-  for (auto [mine, theirs] : {std::pair(&a, &b), std::pair(&b, &a)})
-    for (PipeLifecycleOpInterface op : mine->open)
-      if (llvm::none_of(theirs->open, [&](PipeLifecycleOpInterface o) {
-            return sameSideAndIteration(o, op);
-          })) {
-        InFlightDiagnostic diag = emitAtHead(at)
-                                  << describeSide(op) << " holds "
-                                  << describeIteration(op.getIteration()) << " "
-                                  << what;
-        diag.attachNote(op->getLoc()) << "opened here";
-        return diag;
-      }
-  return emitAtHead(at) << "commits a one_shot pipe " << what;
-}
-
-LogicalResult BalanceChecker::checkBranches(scf::IfOp branch, HeldSlots &held) {
-  HeldSlots thenHeld = held, elseHeld = held;
-  if (failed(walkBlock(branch.getThenRegion().front(), thenHeld)))
-    return failure();
-  if (!branch.getElseRegion().empty() &&
-      failed(walkBlock(branch.getElseRegion().front(), elseHeld)))
-    return failure();
-  if (!(thenHeld == elseHeld))
-    return reportDifference(branch, thenHeld, elseHeld,
-                            "on one path of this scf.if but not on the other");
-  held = thenHeld;
-  return success();
-}
-
-LogicalResult BalanceChecker::checkLoopBody(Operation *loop, Region &body,
-                                            HeldSlots &held) {
-  if (!body.hasOneBlock())
-    return emitAtHead(loop)
-           << "unstructured control flow in partition '"
-           << ws.getPartitionLabel(partition)
-           << "' cannot be checked; use scf ops around pipe operations";
-  HeldSlots inside = held;
-  size_t committedBefore = inside.committedOnce.size();
-  if (failed(walkBlock(body.front(), inside)))
-    return failure();
-  if (inside.committedOnce.size() != committedBefore)
-    return emitAtHead(loop)
-           << "commits one_shot pipe '"
-           << cast<PipeOp>(inside.committedOnce.back()).getName()
-           << "' inside this loop; a one_shot pipe is committed once";
-  if (!(inside == held))
-    return reportDifference(loop, inside, held,
-                            "at the end of an iteration of this loop but not "
-                            "at its start; each iteration must close what it "
-                            "opens");
-  return success();
-}
-
-LogicalResult BalanceChecker::walkBlock(Block &block, HeldSlots &held) {
-  for (Operation &op : block) {
-    if (auto lifecycle = dyn_cast<PipeLifecycleOpInterface>(&op)) {
-      if (failed(apply(lifecycle, held)))
-        return failure();
-      continue;
-    }
-    if (auto branch = dyn_cast<scf::IfOp>(&op)) {
-      if (failed(checkBranches(branch, held)))
-        return failure();
-      continue;
-    }
-    for (Region &region : op.getRegions())
-      if (!region.empty() && failed(checkLoopBody(&op, region, held)))
-        return failure();
-  }
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -397,44 +181,230 @@ static SetVector<Value> getAliases(Value value) {
   return aliases;
 }
 
-static LogicalResult checkViewLifetimes(PipeLifecycleOpInterface opener) {
-  Operation *op = opener.getOperation();
-  Operation *closer = nullptr;
-  for (Operation *next = op->getNextNode(); next && !closer;
-       next = next->getNextNode())
-    if (auto other = dyn_cast<PipeLifecycleOpInterface>(next);
-        other && !isa<AcquireOp, WaitOp>(next) &&
-        sameSideAndIteration(other, opener))
-      closer = next;
+namespace {
+
+/// A value through which one side holds the view of one field of a window
+/// in its block: a result of the tle.acquire or tle.wait that opened the
+/// window, or, for a window that a loop carries, the iter_arg that holds
+/// it in the body and the loop result that holds it after the loop.
+struct ViewHolder {
+  Value view;
+  /// An op of the side (it names the pipe and the reader) and the field.
+  PipeLifecycleOpInterface side;
+  unsigned field;
+  /// None for a one_shot pipe.
+  std::optional<IterationExpr> iteration;
+  /// The op after which the block may use it; null for the block's start.
+  Operation *from;
+};
+
+/// Checks that every view is used only inside its window.
+class ViewChecker {
+public:
+  explicit ViewChecker(const CarriedWindows &carried) : carried(carried) {}
+
+  /// Checks the views of `opener`.
+  LogicalResult checkOpener(PipeLifecycleOpInterface opener);
+  /// Checks that the iter_args of `loop` that hold views carry a window
+  /// the loop carries, from the view it starts with to the view the next
+  /// iteration's tle.wait returns, and checks those holders.
+  LogicalResult checkLoop(scf::ForOp loop);
+
+private:
+  LogicalResult check(ViewHolder holder);
+  /// The holder `value` is, if any.
+  std::optional<ViewHolder> getHolder(Value value);
+  /// The window of `loop` whose next iteration `yielded` views, if any.
+  const CarriedWindow *findCarriedWindow(scf::ForOp loop, Value yielded);
+
+  const CarriedWindows &carried;
+};
+
+} // namespace
+
+static SmallVector<unsigned> getViewedFields(PipeLifecycleOpInterface opener) {
   PipeOp pipe = opener.getPipeOp();
-  auto fields =
-      isa<WaitOp>(op)
-          ? pipe.getReaderFields(
-                pipe.lookupReader(opener.getReaderAttr().getValue()))
-          : llvm::to_vector(llvm::seq<unsigned>(0, pipe.getNumFields()));
-  for (auto [view, field] : llvm::zip(op->getResults(), fields)) {
-    for (Value alias : getAliases(view)) {
-      for (Operation *user : alias.getUsers()) {
-        // A view that leaves its block (through a yield) outlives the
-        // window in a way the check cannot follow.
-        if (user->hasTrait<OpTrait::IsTerminator>())
-          return user->emitError("the slot view of field '")
-                 << pipe.getFieldName(field) << "' of pipe '" << pipe.getName()
-                 << "' leaves the block of the " << opener.describeSide()
-                 << "'s window; use a slot's view only between its "
-                 << (isa<AcquireOp>(op) ? "tle.acquire and tle.commit"
-                                        : "tle.wait and tle.release");
-        Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
-        if (!closer || (ancestor && ancestor->isBeforeInBlock(closer)))
+  if (isa<WaitOp>(opener.getOperation()))
+    return pipe.getReaderFields(
+        pipe.lookupReader(opener.getReaderAttr().getValue()));
+  return llvm::to_vector(llvm::seq<unsigned>(0, pipe.getNumFields()));
+}
+
+static bool isSameSide(PipeLifecycleOpInterface a, PipeLifecycleOpInterface b) {
+  return a.getPipe() == b.getPipe() && a.getReaderAttr() == b.getReaderAttr();
+}
+
+const CarriedWindow *ViewChecker::findCarriedWindow(scf::ForOp loop,
+                                                    Value yielded) {
+  auto it = carried.find(loop);
+  if (it == carried.end())
+    return nullptr;
+  for (const CarriedWindow &window : it->second)
+    if (yielded.getDefiningOp() == window.next)
+      return &window;
+  return nullptr;
+}
+
+std::optional<ViewHolder> ViewChecker::getHolder(Value value) {
+  if (auto opener = value.getDefiningOp<PipeLifecycleOpInterface>();
+      opener && isa<AcquireOp, WaitOp>(opener.getOperation())) {
+    Value iteration = opener.getIteration();
+    return ViewHolder{
+        value, opener,
+        getViewedFields(opener)[cast<OpResult>(value).getResultNumber()],
+        iteration ? std::optional(IterationExpr::get(iteration)) : std::nullopt,
+        opener};
+  }
+  auto arg = dyn_cast<BlockArgument>(value);
+  auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())
+                  : value.getDefiningOp<scf::ForOp>();
+  if (!loop || (arg && arg == loop.getInductionVar()))
+    return std::nullopt;
+  unsigned index = arg ? arg.getArgNumber() - loop.getNumInductionVars()
+                       : cast<OpResult>(value).getResultNumber();
+  // The view of the next iteration's window comes straight from its
+  // tle.wait: an opener's result, so this does not recurse further.
+  Value yielded = loop.getYieldedValues()[index];
+  const CarriedWindow *window = findCarriedWindow(loop, yielded);
+  if (!window)
+    return std::nullopt;
+  std::optional<ViewHolder> next = getHolder(yielded);
+  return ViewHolder{value, next->side, next->field,
+                    arg ? window->iteration : window->afterLoop,
+                    arg ? nullptr : loop.getOperation()};
+}
+
+LogicalResult ViewChecker::checkOpener(PipeLifecycleOpInterface opener) {
+  for (Value view : opener->getResults())
+    if (failed(check(*getHolder(view))))
+      return failure();
+  return success();
+}
+
+LogicalResult ViewChecker::checkLoop(scf::ForOp loop) {
+  for (auto [index, init, yielded] :
+       llvm::enumerate(loop.getInitArgs(), loop.getYieldedValues())) {
+    if (!getViewedBuffer(init) && !getViewedBuffer(yielded))
+      continue;
+    const CarriedWindow *window = findCarriedWindow(loop, yielded);
+    std::optional<ViewHolder> next = getHolder(yielded),
+                              entry = getHolder(init);
+    if (window && next && entry && isSameSide(entry->side, next->side) &&
+        entry->field == next->field && entry->iteration == window->entry) {
+      if (failed(check(*getHolder(loop.getRegionIterArgs()[index]))) ||
+          failed(check(*getHolder(loop.getResult(index)))))
+        return failure();
+      continue;
+    }
+    // The iter_arg holds the window the loop starts with: its uses, the
+    // yield among them, end where the body releases it.
+    auto carriedWindows = carried.lookup(loop);
+    const CarriedWindow *held =
+        entry ? llvm::find_if(carriedWindows,
+                              [&](const CarriedWindow &w) {
+                                return isSameSide(w.next, entry->side) &&
+                                       w.entry == entry->iteration;
+                              })
+              : carriedWindows.end();
+    if (held != carriedWindows.end() &&
+        failed(check({loop.getRegionIterArgs()[index], entry->side,
+                      entry->field, held->iteration, nullptr})))
+      return failure();
+    PipeLifecycleOpInterface side = (next ? next : entry)
+                                        ? (next ? next : entry)->side
+                                        : PipeLifecycleOpInterface();
+    InFlightDiagnostic diag = emitAtHead(loop) << "iter_arg " << index;
+    if (side)
+      diag << " holds a slot view of pipe '" << side.getPipeOp().getName()
+           << "'";
+    else
+      diag << " holds a slot view";
+    return diag << ", but it is not the view of a window this loop hands "
+                   "from one iteration to the next: a loop carries a view "
+                   "unchanged, from the one its first iteration holds to the "
+                   "one the tle.wait of the next iteration returns";
+  }
+  return success();
+}
+
+LogicalResult ViewChecker::check(ViewHolder holder) {
+  Block *block = holder.view.getParentBlock();
+  Block::iterator begin =
+      holder.from ? std::next(holder.from->getIterator()) : block->begin();
+  // The window ends in this block at its closer, or where a loop that
+  // carries it starts.
+  Operation *end = nullptr;
+  scf::ForOp carrier;
+  for (Operation &op : llvm::make_range(begin, block->end())) {
+    auto closer = dyn_cast<PipeLifecycleOpInterface>(&op);
+    if (closer && !isa<AcquireOp, WaitOp>(&op) &&
+        isSameSide(closer, holder.side) &&
+        (closer.getIteration()
+             ? holder.iteration && IterationExpr::get(closer.getIteration()) ==
+                                       *holder.iteration
+             : !holder.iteration)) {
+      end = &op;
+      break;
+    }
+    auto loop = dyn_cast<scf::ForOp>(&op);
+    auto it = loop ? carried.find(loop) : carried.end();
+    if (it != carried.end() &&
+        llvm::any_of(it->second, [&](const CarriedWindow &window) {
+          return isSameSide(window.next, holder.side) &&
+                 window.entry == holder.iteration;
+        })) {
+      end = &op;
+      carrier = loop;
+      break;
+    }
+  }
+  PipeOp pipe = holder.side.getPipeOp();
+  StringRef field = pipe.getFieldName(holder.field);
+  bool writer = holder.side.isWriterSide();
+  for (Value alias : getAliases(holder.view)) {
+    for (OpOperand &use : alias.getUses()) {
+      Operation *user = use.getOwner();
+      // Into the loop that carries the window, or to the next iteration:
+      // checkLoop follows it.
+      if (alias == holder.view &&
+          ((user == carrier &&
+            use.getOperandNumber() >= carrier.getNumControlOperands()) ||
+           (isa<scf::YieldOp>(user) && holder.from &&
+            isa<WaitOp>(holder.from) &&
+            findCarriedWindow(dyn_cast<scf::ForOp>(user->getParentOp()),
+                              holder.view))))
+        continue;
+      Operation *ancestor = block->findAncestorOpInBlock(*user);
+      if (!end || (ancestor && ancestor->isBeforeInBlock(end))) {
+        if (!user->hasTrait<OpTrait::IsTerminator>())
           continue;
+        return user->emitError("the slot view of field '")
+               << field << "' of pipe '" << pipe.getName()
+               << "' leaves the block of the " << holder.side.describeSide()
+               << "'s window; use a slot's view only between its "
+               << (writer ? "tle.acquire and tle.commit"
+                          : "tle.wait and tle.release")
+               << ", or hand it to the next iteration of a loop that "
+                  "carries the window";
+      }
+      if (carrier) {
         InFlightDiagnostic diag =
             user->emitError("uses the slot of field '")
-            << pipe.getFieldName(field) << "' of pipe '" << pipe.getName()
-            << "' after the " << opener.describeSide() << " "
-            << (isa<AcquireOp>(op) ? "committed" : "released") << " it";
-        diag.attachNote(closer->getLoc()) << "the slot is given up here";
+            << field << "' of pipe '" << pipe.getName()
+            << "' inside or after the scf.for that carries the "
+            << holder.side.describeSide()
+            << "'s window to its next iterations; use the loop's iter_arg "
+               "inside it and its result after it";
+        diag.attachNote(carrier.getLoc()) << "the loop that carries it";
         return diag;
       }
+      InFlightDiagnostic diag = user->emitError("uses the slot of field '")
+                                << field << "' of pipe '" << pipe.getName()
+                                << "' after the " << holder.side.describeSide()
+                                << " " << (writer ? "committed" : "released")
+                                << " it";
+      diag.attachNote(end->getLoc()) << "the slot is given up here";
+      return diag;
     }
   }
   return success();
@@ -633,20 +603,28 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
       for (PipeLifecycleOpInterface op : ops)
         if (failed(checkUniformity(ws, op, partition, uniformity)))
           return failure();
+  CarriedWindows carried;
   for (unsigned p = 0; p < ws.getNumPartitions(); ++p)
-    if (failed(BalanceChecker(ws, p).run()))
+    if (failed(checkWindowBalance(ws, p, carried)))
       return failure();
+  ViewChecker views(carried);
+  WalkResult viewsChecked = ws->walk([&](Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return WalkResult(views.checkLoop(loop));
+    if (isa<AcquireOp, WaitOp>(op))
+      return WalkResult(views.checkOpener(cast<PipeLifecycleOpInterface>(op)));
+    return WalkResult::advance();
+  });
+  if (viewsChecked.wasInterrupted())
+    return failure();
   for (const PipeUsage &usage : usages) {
     if (failed(checkDirectAccesses(ws, usage)))
       return failure();
     for (auto &entry : usage.opsByPartition)
-      for (PipeLifecycleOpInterface op : entry.second) {
-        if (isa<AcquireOp, WaitOp>(*op) && failed(checkViewLifetimes(op)))
-          return failure();
+      for (PipeLifecycleOpInterface op : entry.second)
         if (auto wait = dyn_cast<WaitOp>(*op);
             wait && failed(checkReaderWrites(wait)))
           return failure();
-      }
   }
   SmallVector<std::pair<PipeOp, CountComparison>> unprovenCounts;
   for (const PipeUsage &usage : usages)
@@ -666,7 +644,7 @@ struct VerifyPipesPass : mlir::tle::impl::TLEVerifyPipesBase<VerifyPipesPass> {
     getOperation()->walk([&](PipeLifecycleOpInterface op) {
       if (op->getParentOfType<WarpSpecializeOp>())
         return;
-      op->emitError() << describeSide(op)
+      op->emitError() << describePipeSide(op)
                       << " is used outside every partition; pipe operations "
                          "belong inside a tle.warp_specialize region";
       failed = true;

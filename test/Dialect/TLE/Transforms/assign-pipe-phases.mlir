@@ -683,3 +683,59 @@ func.func @i32_loop(%lb: i32, %n: i32) {
   }
   return
 }
+
+// -----
+
+// A loop that waits one iteration ahead (a carried window): the phase of
+// %i + 1 is the carried phase of %i advanced by one slot at the start of
+// the body, with no division; the release of %i uses the carried one.
+
+// CHECK-LABEL: func.func @wait_ahead(
+// CHECK-DAG:       %[[FALSE:.*]] = arith.constant false
+// CHECK-DAG:       %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:       %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:       %[[C2:.*]] = arith.constant 2 : index
+// CHECK:         tle.wait %kv[%[[C0]] : index] reader "r" slot(%[[C0]]) parity(%[[FALSE]])
+// CHECK:         scf.for %[[I:.*]] = %[[C0]] to %{{.*}} step %[[C1]]
+// CHECK-SAME:        iter_args(%{{.*}} = %{{.*}}, %[[SLOT:.*]] = %[[C0]], %[[LAP:.*]] = %[[FALSE]])
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[SLOT]], %[[C1]] : index
+// CHECK-NEXT:      %[[WRAP:.*]] = arith.cmpi uge, %[[NEXT]], %[[C2]] : index
+// CHECK-NEXT:      %[[BACK:.*]] = arith.subi %[[NEXT]], %[[C2]] : index
+// CHECK-NEXT:      %[[SLOT1:.*]] = arith.select %[[WRAP]], %[[BACK]], %[[NEXT]] : index
+// CHECK-NEXT:      %[[LAP1:.*]] = arith.xori %[[LAP]], %[[WRAP]] : i1
+// CHECK-NEXT:      %[[IT:.*]] = arith.addi %[[I]], %[[C1]] : index
+// CHECK-NEXT:      tle.wait %kv[%[[IT]] : index] reader "r" slot(%[[SLOT1]]) parity(%[[LAP1]])
+// CHECK-NEXT:      tle.release %kv[%[[I]] : index] reader "r" slot(%[[SLOT]]){{$}}
+// CHECK:         %[[LASTSLOT:.*]] = arith.remui %[[LAST:.*]], %[[C2]] : index
+// CHECK-NEXT:    tle.release %kv[%[[LAST]] : index] reader "r" slot(%[[LASTSLOT]]){{$}}
+
+func.func @wait_ahead(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %nonempty = arith.cmpi sgt, %n, %c0 : index
+    scf.if %nonempty {
+      %first = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+      %last = arith.subi %n, %c1 : index
+      %held = scf.for %i = %c0 to %last step %c1 iter_args(%cur = %first) -> memref<64xf32, 3> {
+        %next = arith.addi %i, %c1 : index
+        %v = tle.wait %p[%next : index] reader "r" -> memref<64xf32, 3>
+        tle.release %p[%i : index] reader "r"
+        scf.yield %v : memref<64xf32, 3>
+      }
+      tle.release %p[%last : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}

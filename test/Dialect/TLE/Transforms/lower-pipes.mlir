@@ -352,3 +352,59 @@ func.func @release_after_wgmma(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>,
   }
   return
 }
+
+// -----
+
+// A window carried into the next iteration: the view of the slot waited for
+// one iteration ahead becomes a tle.slot at the advanced slot and travels
+// through the iter_arg, so the body reads the previous iteration's slot and
+// the code after the loop the last one.
+// CHECK-LABEL: func.func @carried_view
+// CHECK: %[[BUF:.*]] = tle.shared_alloc : memref<2x64xf32, 3>
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"}
+// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "kv.free"}
+// CHECK: default "r"
+// CHECK: tle.mbarrier_wait %[[FULL]][%[[C0:.*]]], %{{.*}}
+// CHECK-NEXT: %[[FIRST:.*]] = tle.slot %[[BUF]][%[[C0]]]
+// CHECK: %[[LOOP:.*]]:3 = scf.for {{.*}} iter_args(%[[CUR:.*]] = %[[FIRST]], %[[SLOT:.*]] = %{{.*}}, %[[LAP:.*]] = %{{.*}})
+// CHECK: %[[SLOT1:.*]] = arith.select
+// CHECK-NEXT: %[[LAP1:.*]] = arith.xori %[[LAP]]
+// CHECK: tle.mbarrier_wait %[[FULL]][%[[SLOT1]]], %[[LAP1]]
+// CHECK-NEXT: %[[NEXT:.*]] = tle.slot %[[BUF]][%[[SLOT1]]]
+// CHECK-NEXT: memref.load %[[CUR]]
+// CHECK-NEXT: tle.mbarrier_arrive %[[FREE]][%[[SLOT]]] plain
+// CHECK: scf.yield %[[NEXT]],
+// CHECK: memref.load %[[LOOP]]#0
+// CHECK: tle.mbarrier_arrive %[[FREE]]
+func.func @carried_view(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %nonempty = arith.cmpi sgt, %n, %c0 : index
+    scf.if %nonempty {
+      %first = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+      %last = arith.subi %n, %c1 : index
+      %held = scf.for %i = %c0 to %last step %c1 iter_args(%cur = %first) -> memref<64xf32, 3> {
+        %next = arith.addi %i, %c1 : index
+        %v = tle.wait %p[%next : index] reader "r" -> memref<64xf32, 3>
+        %x = memref.load %cur[%c0] : memref<64xf32, 3>
+        tle.release %p[%i : index] reader "r"
+        scf.yield %v : memref<64xf32, 3>
+      }
+      %y = memref.load %held[%c0] : memref<64xf32, 3>
+      tle.release %p[%last : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}

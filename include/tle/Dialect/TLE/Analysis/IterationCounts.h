@@ -8,7 +8,12 @@
 //
 // A loop's trip count is max(0, ceil((ub - lb) / step)); a constant factor
 // of ub - lb that the step divides is taken out, so that `for 0 to 4 * n`
-// and four iterations inside `for 0 to n` count alike. Values are followed
+// and four iterations inside `for 0 to n` count alike. Under a then-branch
+// of `x > k` (signed), a step-1 loop whose span is x - d with d <= k + 1
+// runs trips(x) - d times, and [x > 0] x trips(x) is trips(x): so a
+// reader that peels the first and last iteration off its loop (a carried
+// window, `0 to n - 1` under `n > 0`) counts as the writer's `0 to n`;
+// conditions are 0 or 1, so [c] x [c] = [c]. Values are followed
 // through addi, subi, muli and casts; any other arithmetic (divisions,
 // minima, comparisons) is an unknown of its own, equal to another exactly
 // when it applies the same op to the same operands. A count under an

@@ -61,8 +61,9 @@ struct SlotWrite {
 /// before its matching commit. Views are followed through view-like ops.
 SmallVector<SlotWrite> collectSlotWrites(AcquireOp acquire);
 
-/// The ops (nested ones included) that write the slot views of `wait`
-/// before its reader's matching release; `field` indexes the pipe's fields.
+/// The ops that write the slot views of `wait`, followed through view-like
+/// ops and the loops that carry them (the view check rejects any use
+/// outside the window); `field` indexes the pipe's fields.
 SmallVector<SlotWrite> collectReaderWrites(WaitOp wait);
 
 /// The ops in the writer partition that write the buffers of a one_shot
@@ -70,11 +71,12 @@ SmallVector<SlotWrite> collectReaderWrites(WaitOp wait);
 SmallVector<SlotWrite> collectOneShotWrites(CommitOp commit);
 
 /// The pipe buffer whose slot `view` shows: `view` comes, through view-like
-/// ops, from a tle.acquire or tle.wait. Null for any other memref.
+/// ops and the iter_args of loops that carry it, from a tle.acquire or
+/// tle.wait. Null for any other memref.
 Value getViewedBuffer(Value view);
 
-/// Whether `view` (or a view derived from it) is read through the async
-/// proxy (tensor-core descriptors, TMA stores) by some user.
+/// Whether `view` (or a view derived from it, or carried by a loop) is read
+/// through the async proxy (tensor-core descriptors, TMA stores).
 bool isReadByAsyncProxy(Value view);
 
 /// The commit that closes `acquire`: the next tle.commit of the same pipe
@@ -91,8 +93,15 @@ struct FieldGroup {
 SmallVector<FieldGroup> groupFieldsByReaders(PipeOp pipe);
 
 /// Whether two iteration values certainly denote the same iteration: the
-/// same SSA value, equal constants, or both absent (one_shot).
+/// same affine expression (IterationExpr), or both absent (one_shot).
 bool isSameIteration(Value a, Value b);
+
+/// "writer of pipe 'kv'" / "reader 'left' of pipe 'kv'", for diagnostics.
+std::string describePipeSide(PipeLifecycleOpInterface op);
+
+/// "iteration 2", "iteration <the loop variable of the scf.for at line 7>",
+/// or "its only iteration" for a one_shot pipe's (null) iteration.
+std::string describeIteration(Value iteration);
 
 } // namespace mlir::tle
 

@@ -97,8 +97,8 @@ def TLE_WgmmaOp : TLE_Op<"wgmma", [AllTypesMatch<["acc", "result"]>,
     block `g / gn` of A by column block `g mod gn` of B.
 
     The multiply is asynchronous: the result may only feed another
-    `tle.wgmma` (as its accumulator), a `tle.wgmma_wait`, or a loop's yield
-    until a `tle.wgmma_wait` returns it. Shared memory read by the op must
+    `tle.wgmma` (as its accumulator), a `tle.wgmma_wait`, a loop's yield or
+    a loop's init operand until a `tle.wgmma_wait` returns it. Shared memory read by the op must
     stay untouched until then.
 
     ```mlir

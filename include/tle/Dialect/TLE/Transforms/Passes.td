@@ -26,7 +26,9 @@ def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
     * on every path through `scf.for`, `scf.while` and `scf.if`, each
       `acquire` is followed by the `commit` of the same iteration and each
       `wait` by the `release` of the same iteration, before the loop
-      iteration or the partition ends;
+      iteration or the partition ends, except a reader's window that an
+      `scf.for` carries into its next iteration (the body waits for
+      `e(iv + step)` and yields its views as iter_args);
     * a pipe's buffers are touched only through the slot views, between
       their opening and closing ops, and a reader writes only fields no
       other reader reads;

@@ -167,6 +167,11 @@ static std::optional<Transport> getWriteTransport(Operation *user,
                                              : std::nullopt;
   if (isa<ViewLikeOpInterface>(user))
     return std::nullopt;
+  // A loop or branch that only carries the view (an init or yielded value)
+  // does not write it; getAliases follows it to its uses inside.
+  if (isa<scf::ForOp, scf::YieldOp, scf::IfOp, scf::WhileOp, scf::ConditionOp>(
+          user))
+    return std::nullopt;
   auto effects = dyn_cast<MemoryEffectOpInterface>(user);
   // An op that does not say what it does to memory may write it.
   if (!effects)

@@ -46,6 +46,53 @@ func.func @carried(%n: index) {
 
 // -----
 
+// Carrying a view through iter_args is not a write: a field that two
+// readers read stays read-only, and the loop that carries it does not
+// count as writing it.
+// CHECK-LABEL: func.func @carried_shared
+func.func @carried_shared(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r, s)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %pos = arith.cmpi sgt, %n, %c0 : index
+    scf.if %pos {
+      %first = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+      %last = arith.subi %n, %c1 : index
+      %held = scf.for %i = %c0 to %last step %c1 iter_args(%cur = %first) -> memref<64xf32, 3> {
+        %next = arith.addi %i, %c1 : index
+        %v = tle.wait %p[%next : index] reader "r" -> memref<64xf32, 3>
+        %x = memref.load %cur[%c0] : memref<64xf32, 3>
+        tle.release %p[%i : index] reader "r"
+        scf.yield %v : memref<64xf32, 3>
+      }
+      %y = memref.load %held[%c0] : memref<64xf32, 3>
+      tle.release %p[%last : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "s" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "s" -> memref<64xf32, 3>
+      %x = memref.load %v[%c0] : memref<64xf32, 3>
+      tle.release %p[%i : index] reader "s"
+    }
+    tle.warp_return
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // With one slot the reader cannot hold tile i and wait for tile i + 1:
 // the writer cannot fill the slot it holds.
 func.func @cap1(%n: index) {

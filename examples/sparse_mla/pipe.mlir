@@ -15,9 +15,12 @@
 //   left (one warp group) computes S = Q K^T over all 576 columns, runs the
 //     base-2 online softmax, accumulates out[:, 0:256] += P . kv_l with P
 //     from registers, and hands P (bf16) and the rescale factor alpha to
-//     the right warp group through the one-slot pipe `score`. It issues
-//     the scores of tile i + 1 before the softmax of tile i, holding both
-//     tiles' slots (a window carried across its loop's iterations).
+//     the right warp group through the one-slot pipe `score`. Right after
+//     issuing P . kv_l of tile i it waits for tile i + 1 and issues its
+//     scores, so that both multiplies run back to back on the tensor cores
+//     while it holds both tiles' slots (a reader window carried across its
+//     loop's iterations); the first tile is waited for before the loop and
+//     the last one finished after it.
 //   right (one warp group) reads only kv_r of each tile: it waits for
 //     `score`, rescales its accumulator by alpha and adds P . kv_r with P
 //     read by the tensor cores straight from shared memory.
@@ -205,20 +208,14 @@ func.func @sparse_mla_pipe(
     %q_l, %q_r, %q_t = tle.wait %qp reader "left"
         -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
 
-    // The scores of tile i + 1 run on the tensor cores while the softmax
-    // of tile i runs on the CUDA cores: iteration i holds tile i's slot
-    // (its kv_l view, for P . V) while it waits for tile i + 1, and hands
-    // tile i + 1's window to the next iteration through iter_args (a
-    // carried window, docs/SyncDerivation.md). Tile 0 is waited for and
-    // scored before the loop and the last tile is finished after it, so
-    // that every wait is for a tile the gather commits; a token without
-    // indices skips it all.
+    // P . V of tile i and the scores of tile i + 1 run back to back on the
+    // tensor cores; tile i + 1 is waited for after the softmax of tile i,
+    // so the gather keeps a softmax of slack.
     %nonempty = arith.cmpi sgt, %tiles, %c0 : index
     %m, %l, %acc = scf.if %nonempty
         -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
       %k0_l, %k0_r, %k0_t = tle.wait %kvp[%c0 : index] reader "left"
           -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
-      // S = Q K^T over the rope tail and both V halves: 36 K steps.
       %s0_t = tle.wgmma %q_t, %k0_t, %zero_s transpose_b
           : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
       %s0_tl = tle.wgmma %q_l, %k0_l, %s0_t transpose_b
@@ -232,6 +229,48 @@ func.func @sparse_mla_pipe(
                     %s_cur = %s0, %k_l = %k0_l, %id = %ids_first)
           -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
               tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xi32, #col>) {
+        %qk = tle.wgmma_wait %s_cur pending(0) : tensor<64x64xf32, #acc>
+        // Columns with an invalid index score -inf (one unsigned compare covers
+        // both ends).
+        %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
+        %valid_s = tle.broadcast %valid dim 0
+            : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
+        %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
+        %logits = arith.select %valid_s, %scaled, %neg_inf
+            : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+
+        // Online softmax in base 2.
+        %tile_max = tle.reduce max %logits dim 1
+            : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
+        %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row>
+        %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
+        %m_wide = tle.broadcast %m_new dim 1
+            : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
+        %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
+        %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
+        %p_sum = tle.reduce sum %p dim 1
+            : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+        %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
+        %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
+        %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+
+        // Hand P and alpha to the right warp group.
+        %p_slot, %alpha_slot = tle.acquire %sp[%i : index]
+            -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
+        tle.local_store %p16, %p_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
+        tle.local_store %alpha, %alpha_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
+        tle.commit %sp[%i : index]
+
+        // acc = acc * alpha + P . kv_l, P from registers (its accumulator
+        // layout is the A operand's: nothing moves).
+        %alpha_wide = tle.broadcast %alpha dim 1
+            : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+        %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+        %pa = tle.convert_layout %p16
+            : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
+        %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
+            : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
         %next = arith.addi %i, %c1 : index
         %n_l, %n_r, %n_t = tle.wait %kvp[%next : index] reader "left"
             -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
@@ -241,62 +280,53 @@ func.func @sparse_mla_pipe(
             : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
         %s_next = tle.wgmma %q_r, %n_r, %sn_tl transpose_b
             : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
-        // Tile i's scores, issued an iteration earlier; tile i + 1's run on.
-        %qk = tle.wgmma_wait %s_cur pending(3) : tensor<64x64xf32, #acc>
-        %m_new, %l_new, %p16, %alpha, %acc_scaled = func.call @softmax_tile(
-            %qk, %id, %id_end, %scale, %m_old, %l_old, %acc_old)
-            : (tensor<64x64xf32, #acc>, tensor<64xi32, #col>, tensor<64xi32, #col>,
-               tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row>,
-               tensor<64x256xf32, #acc>)
-            -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
-                tensor<64xf32, #row>, tensor<64x256xf32, #acc>)
-        // Hand P and alpha to the right warp group.
-        %p_slot, %alpha_slot = tle.acquire %sp[%i : index]
-            -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
-        tle.local_store %p16, %p_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
-        tle.local_store %alpha, %alpha_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
-        tle.commit %sp[%i : index]
-        // Tile i + 1's indices load while P . V runs: loaded earlier, they
-        // would hold 16 registers through the softmax. ptxas retires the
-        // multiplies in flight before the load's bounds check (a branch,
-        // info C7517): here only tile i + 1's scores, long done; after
-        // P . V it would wait for P . V.
         %k_first = arith.muli %next, %c64 : index
         %id_next = tle.load %ids[%k_first] padding(-1 : i32)
             : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
-        // acc * alpha + P . kv_l, P from registers (its accumulator layout
-        // is the A operand's: nothing moves).
-        %pa = tle.convert_layout %p16
-            : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
-        %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
-            : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
-        // Retires P . V and tile i + 1's scores; tile i is done.
-        %acc_new, %s_ready = tle.wgmma_wait %o_issued, %s_next pending(0)
-            : tensor<64x256xf32, #acc>, tensor<64x64xf32, #acc>
+        %acc_new = tle.wgmma_wait %o_issued pending(3) : tensor<64x256xf32, #acc>
         tle.release %kvp[%i : index] reader "left"
-        scf.yield %m_new, %l_new, %acc_new, %s_ready, %n_l, %id_next
+        scf.yield %m_new, %l_new, %acc_new, %s_next, %n_l, %id_next
             : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
               tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xi32, #col>
       }
-
-      // The last tile, whose scores the loop (or, for one tile, the code
-      // before it) issued.
       %qk_last = tle.wgmma_wait %s_last pending(0) : tensor<64x64xf32, #acc>
-      %m_new_e, %l_new_e, %p16_e, %alpha_e, %acc_scaled_e = func.call @softmax_tile(
-          %qk_last, %id_last, %id_end, %scale, %m_run, %l_run, %acc_run)
-          : (tensor<64x64xf32, #acc>, tensor<64xi32, #col>, tensor<64xi32, #col>,
-             tensor<64x64xf32, #acc>, tensor<64xf32, #row>, tensor<64xf32, #row>,
-             tensor<64x256xf32, #acc>)
-          -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
-              tensor<64xf32, #row>, tensor<64x256xf32, #acc>)
+      // Columns with an invalid index score -inf (one unsigned compare covers
+      // both ends).
+      %valid_e = arith.cmpi ult, %id_last, %id_end : tensor<64xi32, #col>
+      %valid_s_e = tle.broadcast %valid_e dim 0
+          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
+      %scaled_e = arith.mulf %qk_last, %scale : tensor<64x64xf32, #acc>
+      %logits_e = arith.select %valid_s_e, %scaled_e, %neg_inf
+          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+
+      // Online softmax in base 2.
+      %tile_max_e = tle.reduce max %logits_e dim 1
+          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+      %m_new_e = arith.maximumf %m_run, %tile_max_e : tensor<64xf32, #row>
+      %m_diff_e = arith.subf %m_run, %m_new_e : tensor<64xf32, #row>
+      %alpha_e = math.exp2 %m_diff_e fastmath<afn> : tensor<64xf32, #row>
+      %m_wide_e = tle.broadcast %m_new_e dim 1
+          : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
+      %shifted_e = arith.subf %logits_e, %m_wide_e : tensor<64x64xf32, #acc>
+      %p_e = math.exp2 %shifted_e fastmath<afn> : tensor<64x64xf32, #acc>
+      %p_sum_e = tle.reduce sum %p_e dim 1
+          : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
+      %l_scaled_e = arith.mulf %l_run, %alpha_e : tensor<64xf32, #row>
+      %l_new_e = arith.addf %l_scaled_e, %p_sum_e : tensor<64xf32, #row>
+      %p16_e = arith.truncf %p_e : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
+
       // Hand P and alpha to the right warp group.
       %p_slot_e, %alpha_slot_e = tle.acquire %sp[%last : index]
           -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       tle.local_store %p16_e, %p_slot_e : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
       tle.local_store %alpha_e, %alpha_slot_e : tensor<64xf32, #row>, memref<64xf32, #smem>
       tle.commit %sp[%last : index]
-      // acc * alpha + P . kv_l, P from registers (its accumulator layout
-      // is the A operand's: nothing moves).
+
+      // acc = acc * alpha + P . kv_l, P from registers (its accumulator
+      // layout is the A operand's: nothing moves).
+      %alpha_wide_e = tle.broadcast %alpha_e dim 1
+          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
+      %acc_scaled_e = arith.mulf %acc_run, %alpha_wide_e : tensor<64x256xf32, #acc>
       %pa_e = tle.convert_layout %p16_e
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
       %o_issued_e = tle.wgmma %pa_e, %k_last, %acc_scaled_e
@@ -425,45 +455,4 @@ func.func @sparse_mla_pipe(
     tle.warp_return
   }
   return
-}
-
-// One tile's online softmax in base 2 for the left warp group: columns with
-// an invalid index score -inf (one unsigned compare covers both ends), the
-// running max and sum move on, and the accumulator is rescaled. Returns
-// the new max and sum, P in bf16, the rescale factor alpha and the rescaled
-// accumulator. Inlined by --tle-derive-sync.
-func.func private @softmax_tile(
-    %qk: tensor<64x64xf32, #acc>, %id: tensor<64xi32, #col>,
-    %id_end: tensor<64xi32, #col>, %scale: tensor<64x64xf32, #acc>,
-    %m_old: tensor<64xf32, #row>, %l_old: tensor<64xf32, #row>,
-    %acc_old: tensor<64x256xf32, #acc>)
-    -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
-        tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
-  %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
-  %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
-  %valid_s = tle.broadcast %valid dim 0
-      : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-  %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
-  %logits = arith.select %valid_s, %scaled, %neg_inf
-      : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
-  %tile_max = tle.reduce max %logits dim 1
-      : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-  %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
-  %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row>
-  %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
-  %m_wide = tle.broadcast %m_new dim 1
-      : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
-  %shifted = arith.subf %logits, %m_wide : tensor<64x64xf32, #acc>
-  %p = math.exp2 %shifted fastmath<afn> : tensor<64x64xf32, #acc>
-  %p_sum = tle.reduce sum %p dim 1
-      : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-  %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
-  %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
-  %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
-  %alpha_wide = tle.broadcast %alpha dim 1
-      : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-  %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
-  return %m_new, %l_new, %p16, %alpha, %acc_scaled
-      : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x64xbf16, #acc>,
-        tensor<64xf32, #row>, tensor<64x256xf32, #acc>
 }

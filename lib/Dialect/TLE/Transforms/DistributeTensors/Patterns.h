@@ -43,6 +43,12 @@ void populateLoadStorePatterns(const TypeConverter &converter,
 /// tle.gather_rows.
 void populateGatherRowsPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns);
+/// tle.tma_load into a view of a swizzled tile (lowered later, by
+/// convert-tle-to-nvvm): its destination's start corrected.
+void populateTMALoadPatterns(const TypeConverter &converter,
+                             RewritePatternSet &patterns);
+/// Whether tle.tma_load `op` is left as it is.
+bool isLegalTMALoad(TMALoadOp op);
 
 //===----------------------------------------------------------------------===//
 // Types and the thread's values (Utility.cpp)
@@ -85,7 +91,8 @@ FailureOr<int64_t> getPartitionThreads(Operation *op);
 // Addresses (Utility.cpp)
 //===----------------------------------------------------------------------===//
 
-/// The address of the first element of `view`, as an i64.
+/// The address of the first element of `view`, as an i64; for a view of a
+/// #tle.shared tile, where the swizzled layout puts it.
 Value getByteAddress(OpBuilder &b, Location loc, Value view);
 
 /// An LLVM pointer in `addressSpace` to `address` (i64) plus `byteOffset`

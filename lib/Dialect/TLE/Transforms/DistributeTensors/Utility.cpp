@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
+#include "tle/Dialect/TLE/IR/SwizzledViews.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -146,7 +147,9 @@ FailureOr<int64_t> distribute::getPartitionThreads(Operation *op) {
   return failure();
 }
 
-/// The aligned pointer plus the offset of the view's descriptor.
+/// The aligned pointer plus the offset of the view's descriptor, which for
+/// a view of a swizzled tile counts row-major and is corrected to where
+/// the swizzled layout puts the view.
 Value distribute::getByteAddress(OpBuilder &b, Location loc, Value view) {
   auto type = cast<MemRefType>(view.getType());
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, view);
@@ -156,6 +159,15 @@ Value distribute::getByteAddress(OpBuilder &b, Location loc, Value view) {
       b, loc, metadata.getOffset(),
       createIndex(b, loc, getElementBytes(type.getElementType())));
   Value address = arith::AddIOp::create(b, loc, base, offset);
+  if (getSwizzleBytes(type) != 0) {
+    // The verifier of every op that takes a swizzled view checked it.
+    FailureOr<int64_t> correction = getSwizzledViewCorrection(
+        view, [&] { return emitError(loc) << "the swizzled view "; });
+    assert(succeeded(correction) && "an unchecked view of a swizzled tile");
+    if (correction.value_or(0) != 0)
+      address = arith::AddIOp::create(b, loc, address,
+                                      createIndex(b, loc, *correction));
+  }
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
 }
 

@@ -5,9 +5,9 @@
 // one thread runs: element-wise arith/math ops act on those vectors
 // unchanged, wgmma becomes wgmma.mma_async with shared-memory descriptors,
 // reductions become in-thread folds plus warp shuffles, and loads and
-// stores become vector accesses at swizzled or strided addresses (a view
-// of a swizzled tile addressed where the layout puts it; a tle.tma_load
-// into one gets that address for its later lowering). The pass
+// stores become vector or matrix accesses at swizzled or strided addresses
+// (a view of a swizzled tile addressed where the layout puts it; a
+// tle.tma_load into one gets that address for its later lowering). The pass
 // runs before warp specialization is lowered, so the thread ids it uses
 // count from 0 within each partition.
 //

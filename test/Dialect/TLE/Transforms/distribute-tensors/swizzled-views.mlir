@@ -82,7 +82,7 @@ func.func @wgmma_row_block(%n: index) {
 // row-major (whole tiles are contiguous either way); the column block
 // moves 2 chunks x 64 rows x 128 B = 16384 bytes instead of 64 x 4 = 256:
 // 16128 more, which keeps the swizzle pattern (a whole number of 8-row
-// groups in).
+// groups in): the store's swizzle acts on the offset within the view.
 // CHECK-LABEL: func.func @store_slot_block
 // CHECK-DAG: %[[FIX:.*]] = arith.constant 16128 : index
 // CHECK: scf.for %[[I:.*]] =
@@ -94,8 +94,8 @@ func.func @wgmma_row_block(%n: index) {
 // CHECK-NEXT: %[[STRIDED:.*]] = arith.addi %[[PTR]], %[[BYTES]] : index
 // CHECK-NEXT: %[[START:.*]] = arith.addi %[[STRIDED]], %[[FIX]] : index
 // CHECK-NEXT: %[[START64:.*]] = arith.index_cast %[[START]] : index to i64
-// CHECK: %[[ADDR:.*]] = arith.addi %[[START64]], %{{.*}} : i64
-// CHECK: arith.xori %[[ADDR]], %{{.*}} : i64
+// CHECK: %[[SWZ:.*]] = arith.xori
+// CHECK-NEXT: arith.addi %[[START64]], %[[SWZ]] : i64
 // CHECK-COUNT-16: llvm.store {{.*}} : vector<2xf32>, !llvm.ptr<3>
 #sw = #tle.shared<swizzle = 128>
 #acc = #tle.mma<warp_groups = [1, 1]>
@@ -111,6 +111,35 @@ func.func @store_slot_block(%n: index) {
         : memref<64x128xf32, strided<[128, 1], offset: ?>, #sw> to memref<64x64xf32, strided<[128, 1], offset: ?>, #sw>
     tle.local_store %x, %v : tensor<64x64xf32, #acc>, memref<64x64xf32, strided<[128, 1], offset: ?>, #sw>
     scf.yield %x : tensor<64x64xf32, #acc>
+  }
+  return
+}
+
+// -----
+
+// A 16-bit view read with ldmatrix (matrix-load-store.mlir): the lanes'
+// row addresses start at the view, 32768 bytes in.
+// CHECK-LABEL: func.func @load_column_block
+// CHECK-DAG: %[[C32768:.*]] = arith.constant 32768 : index
+// CHECK: %[[PTR:.*]] = memref.extract_aligned_pointer_as_index
+// CHECK-NEXT: %[[START:.*]] = arith.addi %[[PTR]], %[[C32768]] : index
+// CHECK-NEXT: %[[START64:.*]] = arith.index_cast %[[START]] : index to i64
+// CHECK: %[[SWZ:.*]] = arith.xori
+// CHECK-NEXT: %[[LANE:.*]] = arith.addi %[[START64]], %[[SWZ]] : i64
+// CHECK: %[[P:.*]] = llvm.inttoptr %[[LANE]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.ldmatrix %[[P]] {{.*}}num = 4
+#sw = #tle.shared<swizzle = 128>
+#opnd = #tle.mma_operand<warp_groups = [1, 1]>
+func.func @load_column_block(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tle.shared_alloc : memref<64x576xbf16, #sw>
+  %bv = memref.subview %b[0, 256] [64, 64] [1, 1]
+      : memref<64x576xbf16, #sw> to memref<64x64xbf16, strided<[576, 1], offset: 256>, #sw>
+  %init = arith.constant dense<0.0> : tensor<64x64xbf16, #opnd>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %init) -> tensor<64x64xbf16, #opnd> {
+    %y = tle.local_load %bv : memref<64x64xbf16, strided<[576, 1], offset: 256>, #sw> -> tensor<64x64xbf16, #opnd>
+    scf.yield %y : tensor<64x64xbf16, #opnd>
   }
   return
 }

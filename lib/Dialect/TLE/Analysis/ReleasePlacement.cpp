@@ -2,18 +2,19 @@
 
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tle;
 
-/// Whether `wgmma` reads shared memory that `pipe` binds, through the slot
-/// view of any pipe that binds it.
-static bool readsSlotOf(WgmmaOp wgmma, PipeOp pipe) {
+bool tle::readsStorageOf(WgmmaOp wgmma, PipeOp pipe) {
   return llvm::any_of(wgmma->getOperands(), [&](Value operand) {
     Value buffer = getViewedBuffer(operand);
-    return buffer && llvm::is_contained(pipe.getBuffers(), buffer);
+    return buffer && llvm::any_of(pipe.getBuffers(), [&](Value field) {
+             return mayShareStorage(buffer, field);
+           });
   });
 }
 
@@ -32,12 +33,22 @@ static WgmmaWaitOp findRetiringWait(Block::iterator begin, Block::iterator end,
   return nullptr;
 }
 
+bool tle::isRetiredBefore(WgmmaOp wgmma, Operation *point) {
+  Operation *at = wgmma->getBlock()->findAncestorOpInBlock(*point);
+  if (!at || !wgmma->isBeforeInBlock(at))
+    return false;
+  int64_t issued = 0;
+  return findRetiringWait(std::next(wgmma->getIterator()), at->getIterator(),
+                          issued) != nullptr;
+}
+
 FailureOr<ReleasePlacement> tle::placeRelease(ReleaseOp release) {
   PipeOp pipe = cast<PipeLifecycleOpInterface>(*release).getPipeOp();
   WgmmaOp reader;
   for (Operation *prev = release->getPrevNode(); prev && !reader;
        prev = prev->getPrevNode())
-    if (auto wgmma = dyn_cast<WgmmaOp>(prev); wgmma && readsSlotOf(wgmma, pipe))
+    if (auto wgmma = dyn_cast<WgmmaOp>(prev);
+        wgmma && readsStorageOf(wgmma, pipe))
       reader = wgmma;
   int64_t issued = 0;
   if (!reader || findRetiringWait(std::next(reader->getIterator()),

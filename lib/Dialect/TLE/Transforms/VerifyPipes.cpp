@@ -14,6 +14,8 @@
 #include "tle/Dialect/TLE/Analysis/KernelPlacement.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/ProtocolSimulation.h"
+#include "tle/Dialect/TLE/Analysis/StorageAliasing.h"
+#include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 #include "tle/Dialect/TLE/Analysis/Uniformity.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
@@ -25,7 +27,6 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/SetVector.h"
 
 #define DEBUG_TYPE "tle-verify-pipes"
 
@@ -384,19 +385,6 @@ LogicalResult BalanceChecker::walkBlock(Block &block, HeldSlots &held) {
 // Views: slots are touched only through the views, while they are held
 //===----------------------------------------------------------------------===//
 
-/// `value` and every memref derived from it through view-like ops.
-static SetVector<Value> getAliases(Value value) {
-  SetVector<Value> aliases;
-  aliases.insert(value);
-  for (unsigned i = 0; i < aliases.size(); ++i)
-    for (Operation *user : aliases[i].getUsers())
-      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user);
-          viewLike && viewLike.getViewSource() == aliases[i])
-        aliases.insert(viewLike->getResults().begin(),
-                       viewLike->getResults().end());
-  return aliases;
-}
-
 static LogicalResult checkViewLifetimes(PipeLifecycleOpInterface opener) {
   Operation *op = opener.getOperation();
   Operation *closer = nullptr;
@@ -413,7 +401,7 @@ static LogicalResult checkViewLifetimes(PipeLifecycleOpInterface opener) {
                 pipe.lookupReader(opener.getReaderAttr().getValue()))
           : llvm::to_vector(llvm::seq<unsigned>(0, pipe.getNumFields()));
   for (auto [view, field] : llvm::zip(op->getResults(), fields)) {
-    for (Value alias : getAliases(view)) {
+    for (Value alias : getDerivedViews(view)) {
       for (Operation *user : alias.getUsers()) {
         // A view that leaves its block (through a yield) outlives the
         // window in a way the check cannot follow.
@@ -457,7 +445,8 @@ static bool mayAccess(Operation *user, Value memref) {
 /// before the partitions start, and for a one_shot pipe by its writer
 /// before the commit. Anything else (a reader reading before it waits, a
 /// writer storing to a slot it did not acquire, a field reused as scratch
-/// once its readers are done) races with the other side.
+/// without tle.reclaim) races with the other side. Accesses through any
+/// view of the allocation that may share bytes with a field count.
 static LogicalResult checkDirectAccesses(WarpSpecializeOp ws,
                                          const PipeUsage &usage) {
   PipeOp pipe = usage.pipe;
@@ -474,10 +463,10 @@ static LogicalResult checkDirectAccesses(WarpSpecializeOp ws,
     });
   };
   for (auto [field, buffer] : llvm::enumerate(pipe.getBuffers())) {
-    for (Value alias : getAliases(buffer)) {
+    for (Value alias : getViewsSharingStorage(buffer)) {
       for (Operation *user : alias.getUsers()) {
         Operation *top = ws->getBlock()->findAncestorOpInBlock(*user);
-        if (isa<PipeOp, ViewLikeOpInterface>(user) ||
+        if (isa<PipeOp, ViewLikeOpInterface, ReclaimOp>(user) ||
             (top && top->isBeforeInBlock(ws)) || !mayAccess(user, alias) ||
             isBeforeOneShotCommit(user))
           continue;
@@ -494,7 +483,9 @@ static LogicalResult checkDirectAccesses(WarpSpecializeOp ws,
                 "the matching tle.commit or tle.release"
              << (pipe.getOneShot() ? " (a one_shot pipe's writer writes "
                                      "its buffers before the tle.commit)"
-                                   : "");
+                                   : "")
+             << "; a dead pipe's storage becomes scratch through "
+                "tle.reclaim";
         return diag;
       }
     }
@@ -636,6 +627,9 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
   for (unsigned p = 0; p < ws.getNumPartitions(); ++p)
     if (failed(BalanceChecker(ws, p).run()))
       return failure();
+  if (failed(checkStorageAliasing(ws, usages, strict)) ||
+      failed(checkReclaims(ws, usages)))
+    return failure();
   for (const PipeUsage &usage : usages) {
     if (failed(checkDirectAccesses(ws, usage)))
       return failure();

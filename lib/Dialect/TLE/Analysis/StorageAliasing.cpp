@@ -369,7 +369,12 @@ SmallVector<PipeOp> tle::getNestedPipes(PipeOp outer,
       FailureOr<StorageFootprint> b = getStorageFootprint(inner);
       return succeeded(b) && llvm::any_of(outer.getBuffers(), [&](Value field) {
                FailureOr<StorageFootprint> a = getStorageFootprint(field);
-               return succeeded(a) && a->overlaps(*b) && a->contains(*b);
+               // As in findNestings: of two pipes that bind the same
+               // bytes, the first declared is the outer one.
+               return succeeded(a) && a->overlaps(*b) && a->contains(*b) &&
+                      (!b->contains(*a) ||
+                       (outer->getBlock() == pipe->getBlock() &&
+                        outer->isBeforeInBlock(pipe)));
              });
     });
     if (inside)

@@ -784,7 +784,7 @@ func.func @wait_after(%n: index) {
     // expected-note @+1 {{reclaimed here}}
     %s = tle.reclaim %q reader "wg0" scratch %left : memref<1x4xf32, strided<[8, 1]>, 3>
     memref.store %x, %s[%c0, %c0] : memref<1x4xf32, strided<[8, 1]>, 3>
-    // expected-error @+1 {{reader 'wg0' uses pipe 'q' after reader 'wg0' reclaimed the storage of pipe 'q' in partition 'wg0'}}
+    // expected-error @+1 {{reader 'wg0' uses pipe 'q' after reader 'wg0' reclaimed pipe 'q' in partition 'wg0'; a reclaim waits for the other readers, so it follows every pipe operation of the partition}}
     %again = tle.wait %q reader "wg0" -> memref<8xf32, 3>
     tle.warp_yield
   }
@@ -798,6 +798,47 @@ func.func @wait_after(%n: index) {
   partition "prod" warps(1) {
     memref.store %f, %qbuf[%c0, %c0] : memref<1x8xf32, 3>
     tle.commit %q
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A pipe operation after the reclaim: the reclaim waits for the other readers, and the simulation does not run it, so it comes last.
+func.func @other_after(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 1.0 : f32
+  %qbuf = tle.shared_alloc {name = "q"} : memref<1x8xf32, 3>
+  %left = memref.subview %qbuf[0, 0] [1, 4] [1, 1] : memref<1x8xf32, 3> to memref<1x4xf32, strided<[8, 1]>, 3>
+  %right = memref.subview %qbuf[0, 4] [1, 4] [1, 1] : memref<1x8xf32, 3> to memref<1x4xf32, strided<[8, 1], offset: 4>, 3>
+  %q = tle.pipe "q" capacity 1 one_shot fields(q = %qbuf : memref<1x8xf32, 3>) readers(wg0, wg1)
+  %rbuf = tle.shared_alloc : memref<1x4xf32, 3>
+  %r = tle.pipe "r" capacity 1 one_shot fields(r = %rbuf : memref<1x4xf32, 3>) readers(wg0)
+  tle.warp_specialize
+  default "wg0" warps(4) {
+    %qv = tle.wait %q reader "wg0" -> memref<8xf32, 3>
+    %x = memref.load %qv[%c0] : memref<8xf32, 3>
+    // expected-note @+1 {{reclaimed here}}
+    %s = tle.reclaim %q reader "wg0" scratch %left : memref<1x4xf32, strided<[8, 1]>, 3>
+    memref.store %x, %s[%c0, %c0] : memref<1x4xf32, strided<[8, 1]>, 3>
+    // expected-error @+1 {{reader 'wg0' uses pipe 'r' after reader 'wg0' reclaimed pipe 'q' in partition 'wg0'; a reclaim waits for the other readers, so it follows every pipe operation of the partition}}
+    %rv = tle.wait %r reader "wg0" -> memref<4xf32, 3>
+    tle.warp_yield
+  }
+  partition "wg1" warps(4) {
+    %qv = tle.wait %q reader "wg1" -> memref<8xf32, 3>
+    %x = memref.load %qv[%c1] : memref<8xf32, 3>
+    %s = tle.reclaim %q reader "wg1" scratch %right : memref<1x4xf32, strided<[8, 1], offset: 4>, 3>
+    memref.store %x, %s[%c0, %c0] : memref<1x4xf32, strided<[8, 1], offset: 4>, 3>
+    tle.warp_return
+  }
+  partition "prod" warps(1) {
+    memref.store %f, %qbuf[%c0, %c0] : memref<1x8xf32, 3>
+    tle.commit %q
+    memref.store %f, %rbuf[%c0, %c0] : memref<1x4xf32, 3>
+    tle.commit %r
     tle.warp_return
   }
   return

@@ -12,8 +12,8 @@
 //  3. only B's writer reads f through A's views, before its acquire of B,
 //     with every tle.wgmma doing so retired before it, so nothing reads the
 //     old contents while B overwrites them;
-//  4. A's writer does not refill f by TMA (the generic-proxy stores to B
-//     before it would need a proxy fence that nothing places).
+//  4. A's writer does not refill f by TMA (a TMA refill after B's writes
+//     would need a proxy fence that nothing places).
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,9 +124,9 @@ LogicalResult NestingCheck::checkRefill() {
                  << outerPipe.getName() << "' refills "
                  << describeField(outerPipe, write.field)
                  << " by TMA, but pipe '" << innerPipe.getName()
-                 << "' reuses those bytes through ordinary stores; a TMA "
-                    "refill after them needs a proxy fence that the "
-                    "lowering does not place";
+                 << "' reuses those bytes; a TMA refill after its writes "
+                    "needs a proxy fence that the lowering does not place "
+                    "(refill the field with cp.async or ordinary stores)";
   return success();
 }
 

@@ -614,6 +614,66 @@ func.func @nested_in_flight(%n: index) {
 
 // -----
 
+// The rope refilled by TMA: ordering it after the writes to p would need a proxy fence.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @tma_refill(%tm: !tle.tensor_map<64x64xbf16, swizzle = 128>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8192 = arith.constant 8192 : index
+  %kmem = tle.shared_alloc : memref<16384xi8, #sw>
+  %main = memref.view %kmem[%c0][] : memref<16384xi8, #sw> to memref<1x64x64xbf16, #sw>
+  %rope = memref.view %kmem[%c8192][] : memref<16384xi8, #sw> to memref<1x64x64xbf16, #sw>
+  %pbuf = memref.view %kmem[%c8192][] : memref<16384xi8, #sw> to memref<1x64x64xbf16, #sw>
+  %bbuf = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %k = tle.pipe "k" capacity 1 fields(main = %main : memref<1x64x64xbf16, #sw>, rope = %rope : memref<1x64x64xbf16, #sw>) readers(wg0, wg1 = [rope])
+  %p = tle.pipe "p" capacity 1 fields(p = %pbuf : memref<1x64x64xbf16, #sw>) readers(wg1)
+  tle.warp_specialize
+  default "wg0" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %out = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> tensor<64x64xf32, #acc> {
+      %m, %r = tle.wait %k[%i : index] reader "wg0" -> memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>
+      %d = tle.wgmma %r, %bbuf, %a
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %s = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+      %pv = tle.acquire %p[%i : index] -> memref<64x64xbf16, #sw>
+      tle.commit %p[%i : index]
+      tle.release %k[%i : index] reader "wg0"
+      scf.yield %s : tensor<64x64xf32, #acc>
+    }
+    tle.warp_yield
+  }
+  partition "wg1" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %out = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> tensor<64x64xf32, #acc> {
+      %r = tle.wait %k[%i : index] reader "wg1" -> memref<64x64xbf16, #sw>
+      %pv = tle.wait %p[%i : index] reader "wg1" -> memref<64x64xbf16, #sw>
+      %d = tle.wgmma %pv, %bbuf, %a
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      tle.release %p[%i : index] reader "wg1"
+      tle.release %k[%i : index] reader "wg1"
+      %s = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+      scf.yield %s : tensor<64x64xf32, #acc>
+    }
+    tle.warp_return
+  }
+  partition "prod" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %m, %r = tle.acquire %k[%i : index] -> memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>
+      tle.tma_load %tm[%c0, %c0] into %m
+          : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #sw>
+      // expected-error @+1 {{the writer of pipe 'k' refills field 'rope' of pipe 'k' by TMA, but pipe 'p' reuses those bytes; a TMA refill after its writes needs a proxy fence that the lowering does not place (refill the field with cp.async or ordinary stores)}}
+      tle.tma_load %tm[%c0, %c0] into %r
+          : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #sw>
+      tle.commit %k[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // A pipe nested in another cannot be reclaimed: the outer pipe refills it.
 func.func @reclaim_nested(%n: index) {
   %c0 = arith.constant 0 : index

@@ -2,18 +2,19 @@
 
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tle;
 
-/// Whether `wgmma` reads shared memory that `pipe` binds, through the slot
-/// view of any pipe that binds it.
-static bool readsSlotOf(WgmmaOp wgmma, PipeOp pipe) {
+bool tle::readsStorageOf(WgmmaOp wgmma, PipeOp pipe) {
   return llvm::any_of(wgmma->getOperands(), [&](Value operand) {
     Value buffer = getViewedBuffer(operand);
-    return buffer && llvm::is_contained(pipe.getBuffers(), buffer);
+    return buffer && llvm::any_of(pipe.getBuffers(), [&](Value field) {
+             return mayShareStorage(buffer, field);
+           });
   });
 }
 
@@ -21,10 +22,12 @@ static bool readsSlotOf(WgmmaOp wgmma, PipeOp pipe) {
 /// regions: a multiply issued there is retired by what retires the op's
 /// last multiply.
 static bool mayReadSlotOf(Operation &op, PipeOp pipe) {
+  // A multiply reading a pipe that lives inside this one's storage reads
+  // this one's slot too.
   if (auto wgmma = dyn_cast<WgmmaOp>(op))
-    return readsSlotOf(wgmma, pipe);
+    return readsStorageOf(wgmma, pipe);
   return op.getNumRegions() != 0 && op.walk([&](WgmmaOp wgmma) {
-                                        return readsSlotOf(wgmma, pipe)
+                                        return readsStorageOf(wgmma, pipe)
                                                    ? WalkResult::interrupt()
                                                    : WalkResult::advance();
                                       }).wasInterrupted();
@@ -59,6 +62,15 @@ static WgmmaWaitOp findRetiringWait(Block::iterator begin, Block::iterator end,
       return wait;
   }
   return nullptr;
+}
+
+bool tle::isRetiredBefore(WgmmaOp wgmma, Operation *point) {
+  Operation *at = wgmma->getBlock()->findAncestorOpInBlock(*point);
+  if (!at || !wgmma->isBeforeInBlock(at))
+    return false;
+  int64_t issued = 0;
+  return findRetiringWait(std::next(wgmma->getIterator()), at->getIterator(),
+                          issued) != nullptr;
 }
 
 FailureOr<ReleasePlacement> tle::placeRelease(ReleaseOp release) {

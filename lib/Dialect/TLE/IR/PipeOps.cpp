@@ -481,3 +481,61 @@ LogicalResult ReleaseOp::verify() {
               "not release it";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// ReclaimOp
+//===----------------------------------------------------------------------===//
+
+void ReclaimOp::build(OpBuilder &builder, OperationState &state, Value pipe,
+                      StringRef reader, Value part) {
+  build(builder, state, part ? TypeRange(part.getType()) : TypeRange(), pipe,
+        builder.getStringAttr(reader), part);
+}
+
+// %o = tle.reclaim %q reader "wg0" scratch %part : memref<...>
+ParseResult ReclaimOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::UnresolvedOperand pipe, part;
+  StringAttr reader;
+  Type partType;
+  bool hasPart = false;
+  if (parser.parseOperand(pipe) || parser.parseKeyword("reader") ||
+      parser.parseAttribute(reader, "reader", result.attributes))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("scratch"))) {
+    hasPart = true;
+    if (parser.parseOperand(part) || parser.parseColonType(partType))
+      return failure();
+  }
+  if (parser.parseOptionalAttrDict(result.attributes) ||
+      parser.resolveOperand(pipe, PipeType::get(parser.getContext()),
+                            result.operands))
+    return failure();
+  if (hasPart) {
+    if (parser.resolveOperand(part, partType, result.operands))
+      return failure();
+    result.addTypes(partType);
+  }
+  return success();
+}
+
+void ReclaimOp::print(OpAsmPrinter &p) {
+  p << " " << getPipe() << " reader ";
+  p.printAttributeWithoutType(getReaderAttr());
+  if (Value part = getPart())
+    p << " scratch " << part << " : " << part.getType();
+  p.printOptionalAttrDict((*this)->getAttrs(), {"reader"});
+}
+
+LogicalResult ReclaimOp::verify() {
+  PipeOp pipe = getPipeOp();
+  if (!pipe)
+    return emitOpError("needs a pipe defined directly by tle.pipe");
+  if (!pipe.lookupReader(getReader()))
+    return emitOpError("names reader '")
+           << getReader() << "', which pipe '" << pipe.getName()
+           << "' does not declare";
+  if (static_cast<bool>(getPart()) != static_cast<bool>(getScratch()) ||
+      (getPart() && getPart().getType() != getScratch().getType()))
+    return emitOpError("returns its scratch part, of the part's type");
+  return success();
+}

@@ -9,6 +9,7 @@
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
+#include "tle/Support/Hopper.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -96,11 +97,16 @@ private:
   void arrive(Location loc, Value array, Value slot, bool elected);
   void fenceProxyAsync(Location loc);
   Value isThreadZero(Location loc);
+  /// One mbarrier per reclaimed pipe, counting every thread of its
+  /// readers; each reclaim arrives and waits for its first phase.
+  void lowerReclaims();
 
   WarpSpecializeOp ws;
   OpBuilder b;
   llvm::MapVector<Operation *, PipeBarriers> pipes;
   DenseMap<ReleaseOp, ReleasePlacement> placements;
+  /// The reclaim mbarriers and their arrive counts.
+  SmallVector<std::pair<Value, int64_t>> reclaimBarriers;
 };
 
 } // namespace
@@ -183,6 +189,11 @@ void PipeLowering::initBarriers() {
     init(barriers.fullArray, barriers.full);
     for (auto [array, barrier] : llvm::zip(barriers.freeArrays, barriers.free))
       init(array, barrier);
+  }
+  for (auto [array, count] : reclaimBarriers) {
+    if (slots.empty())
+      slots.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    MBarrierInitOp::create(b, loc, array, slots[0], b.getI64IntegerAttr(count));
   }
   b.setInsertionPoint(ws);
   NVVM::FenceMbarrierInitOp::create(b, loc);
@@ -440,6 +451,39 @@ LogicalResult PipeLowering::lowerRelease(ReleaseOp op, PipeBarriers &barriers) {
   return success();
 }
 
+void PipeLowering::lowerReclaims() {
+  llvm::MapVector<Operation *, SmallVector<ReclaimOp>> byPipe;
+  ws->walk([&](ReclaimOp op) { byPipe[op.getPipeOp()].push_back(op); });
+  for (auto &[pipe, reclaims] : byPipe) {
+    int64_t threads = 0;
+    for (ReclaimOp op : reclaims)
+      threads += ws.getPartitionNumWarps()[*ws.getPartitionOf(op)] *
+                 ::tle::hopper::kWarpSize;
+    Location loc = pipe->getLoc();
+    b.setInsertionPointAfter(pipe);
+    auto type =
+        MemRefType::get({1}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                        gpu::AddressSpaceAttr::get(
+                            b.getContext(), gpu::AddressSpace::Workgroup));
+    Value array = SharedAllocOp::create(
+        b, loc, type,
+        b.getStringAttr(cast<PipeOp>(pipe).getName() + ".reclaim"),
+        IntegerAttr(), IntegerAttr());
+    reclaimBarriers.push_back({array, threads});
+    for (ReclaimOp op : reclaims) {
+      b.setInsertionPoint(op);
+      Value zero = arith::ConstantIndexOp::create(b, op.getLoc(), 0);
+      Value phase = arith::ConstantIntOp::create(b, op.getLoc(), 0, 1);
+      MBarrierArriveOp::create(b, op.getLoc(), ArriveForm::Plain, array, zero,
+                               IntegerAttr());
+      MBarrierWaitOp::create(b, op.getLoc(), array, zero, phase);
+      if (Value scratch = op.getScratch())
+        scratch.replaceAllUsesWith(op.getPart());
+      op->erase();
+    }
+  }
+}
+
 LogicalResult PipeLowering::lower(PipeLifecycleOpInterface op) {
   PipeBarriers &barriers = pipes[op.getPipeOp()];
   if (auto release = dyn_cast<ReleaseOp>(op.getOperation()))
@@ -467,6 +511,7 @@ LogicalResult PipeLowering::run() {
   if (placed.wasInterrupted())
     return failure();
   createBarriers();
+  lowerReclaims();
   initBarriers();
   SmallVector<PipeLifecycleOpInterface> ops;
   ws->walk([&](PipeLifecycleOpInterface op) { ops.push_back(op); });
@@ -480,7 +525,7 @@ LogicalResult PipeLowering::run() {
 }
 
 namespace {
-struct LowerPipesPass : tle::impl::TLELowerPipesBase<LowerPipesPass> {
+struct LowerPipesPass : mlir::tle::impl::TLELowerPipesBase<LowerPipesPass> {
   using Base::Base;
 
   void runOnOperation() override {

@@ -16,6 +16,8 @@
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/PipeWindows.h"
 #include "tle/Dialect/TLE/Analysis/ProtocolSimulation.h"
+#include "tle/Dialect/TLE/Analysis/StorageAliasing.h"
+#include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 #include "tle/Dialect/TLE/Analysis/Uniformity.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
@@ -27,7 +29,6 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "llvm/ADT/SetVector.h"
 
 #define DEBUG_TYPE "tle-verify-pipes"
 
@@ -427,7 +428,8 @@ static bool mayAccess(Operation *user, Value memref) {
 /// before the partitions start, and for a one_shot pipe by its writer
 /// before the commit. Anything else (a reader reading before it waits, a
 /// writer storing to a slot it did not acquire, a field reused as scratch
-/// once its readers are done) races with the other side.
+/// without tle.reclaim) races with the other side. Accesses through any
+/// view of the allocation that may share bytes with a field count.
 static LogicalResult checkDirectAccesses(WarpSpecializeOp ws,
                                          const PipeUsage &usage) {
   PipeOp pipe = usage.pipe;
@@ -444,10 +446,10 @@ static LogicalResult checkDirectAccesses(WarpSpecializeOp ws,
     });
   };
   for (auto [field, buffer] : llvm::enumerate(pipe.getBuffers())) {
-    for (Value alias : getAliases(buffer)) {
+    for (Value alias : getViewsSharingStorage(buffer)) {
       for (Operation *user : alias.getUsers()) {
         Operation *top = ws->getBlock()->findAncestorOpInBlock(*user);
-        if (isa<PipeOp, ViewLikeOpInterface>(user) ||
+        if (isa<PipeOp, ViewLikeOpInterface, ReclaimOp>(user) ||
             (top && top->isBeforeInBlock(ws)) || !mayAccess(user, alias) ||
             isBeforeOneShotCommit(user))
           continue;
@@ -464,7 +466,9 @@ static LogicalResult checkDirectAccesses(WarpSpecializeOp ws,
                 "the matching tle.commit or tle.release"
              << (pipe.getOneShot() ? " (a one_shot pipe's writer writes "
                                      "its buffers before the tle.commit)"
-                                   : "");
+                                   : "")
+             << "; a dead pipe's storage becomes scratch through "
+                "tle.reclaim";
         return diag;
       }
     }
@@ -615,7 +619,9 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
       return WalkResult(views.checkOpener(cast<PipeLifecycleOpInterface>(op)));
     return WalkResult::advance();
   });
-  if (viewsChecked.wasInterrupted())
+  if (viewsChecked.wasInterrupted() ||
+      failed(checkStorageAliasing(ws, usages, strict)) ||
+      failed(checkReclaims(ws, usages)))
     return failure();
   for (const PipeUsage &usage : usages) {
     if (failed(checkDirectAccesses(ws, usage)))

@@ -39,6 +39,15 @@ struct ReleasePlacement {
 /// the reader) when no tle.wgmma_wait retires the multiply reading its slot.
 FailureOr<ReleasePlacement> placeRelease(ReleaseOp release);
 
+/// Whether `wgmma` reads shared memory that `pipe` binds, through the slot
+/// view of `pipe` or of any pipe whose storage may share bytes with it (a
+/// pipe aliased into one of its fields).
+bool readsStorageOf(WgmmaOp wgmma, PipeOp pipe);
+
+/// Whether a tle.wgmma_wait between `wgmma` and `point` (in `wgmma`'s
+/// block, `point` or the op holding it) retires `wgmma`.
+bool isRetiredBefore(WgmmaOp wgmma, Operation *point);
+
 } // namespace mlir::tle
 
 #endif // TLE_DIALECT_TLE_ANALYSIS_RELEASEPLACEMENT_H

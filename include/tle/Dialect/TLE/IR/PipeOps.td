@@ -235,6 +235,53 @@ def TLE_ReleaseOp : TLE_LifecycleOp<"release"> {
   }];
 }
 
+def TLE_ReclaimOp : TLE_Op<"reclaim"> {
+  let summary = "Reader: done with a pipe for good; reuse part of its storage";
+  let description = [{
+    Declares that reader `reader` will not touch pipe `%pipe` again, and
+    waits until every reader of the pipe has declared the same. The readers
+    reclaim together: the op is a barrier among exactly the partitions that
+    read the pipe, so each of them reclaims it once, directly in its
+    partition's body, after its last `tle.wait`/`tle.release` of the pipe
+    (for a `one_shot` pipe, after its wait; otherwise after the last
+    iteration) and after a `tle.wgmma_wait pending(0)` if a multiply may
+    still read the pipe's storage.
+
+    With `scratch`, the partition then owns `%part`, a view of one of the
+    pipe's fields, and uses it through the result: as partition-local
+    scratch, for instance an output tile staged through Q's storage. The
+    parts that the readers name are disjoint. The writer has finished with
+    the storage once every reader waited for its last commit, so the
+    storage is free once the readers are done.
+
+    `--tle-verify-pipes` checks all of this; `--tle-lower-pipes` turns the
+    readers' reclaims into one mbarrier (`<pipe>.reclaim`) on which every
+    thread of the readers arrives and then waits for the first phase.
+
+    ```mlir
+    %left = memref.subview %qbuf[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<1x64x576xbf16, 3> to memref<64x256xbf16, strided<[576, 1]>, 3>
+    // in partition "wg0", after its last use of %q:
+    %o = tle.reclaim %q reader "wg0" scratch %left
+        : memref<64x256xbf16, strided<[576, 1]>, 3>
+    // in partition "wg1":
+    tle.reclaim %q reader "wg1"
+    ```
+  }];
+  let arguments = (ins TLE_PipeType:$pipe, StrAttr:$reader,
+                       Optional<TLE_SharedMemRef>:$part);
+  let results = (outs Optional<TLE_SharedMemRef>:$scratch);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "Value":$pipe, "StringRef":$reader, "Value":$part)>
+  ];
+  let extraClassDeclaration = [{
+    /// The tle.pipe that declares `pipe`, or null.
+    PipeOp getPipeOp() { return getPipe().getDefiningOp<PipeOp>(); }
+  }];
+}
+
 def TLE_SlotOp : TLE_Op<"slot", [Pure]> {
   let summary = "A view of one slot of a pipe buffer";
   let description = [{

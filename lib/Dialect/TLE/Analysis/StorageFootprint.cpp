@@ -1,0 +1,252 @@
+//===- StorageFootprint.cpp - Which shared-memory bytes a memref covers ---===//
+
+#include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+using namespace mlir::tle;
+
+/// Enumerating more ranges than this falls back to the bounding range,
+/// which covers more bytes and so stays sound.
+static constexpr int64_t kMaxRanges = 8192;
+
+namespace {
+/// Where a memref's base pointer lies: bytes into an allocation.
+struct Base {
+  SharedAllocOp root;
+  int64_t bytes;
+};
+} // namespace
+
+static std::optional<int64_t> getConstant(Value value) {
+  APInt constant;
+  if (!matchPattern(value, m_ConstantInt(&constant)))
+    return std::nullopt;
+  return constant.getSExtValue();
+}
+
+static FailureOr<Base> resolveBase(Value memref, std::string *unresolved) {
+  auto fail = [&](const std::string &why) -> FailureOr<Base> {
+    if (unresolved)
+      *unresolved = why;
+    return failure();
+  };
+  Operation *def = memref.getDefiningOp();
+  if (!def)
+    return fail(describeValue(memref));
+  if (auto alloc = dyn_cast<SharedAllocOp>(def))
+    return Base{alloc, 0};
+  // These keep the base pointer; the result type says where the view
+  // starts relative to it.
+  if (isa<memref::SubViewOp, memref::CastOp, memref::ExpandShapeOp,
+          memref::CollapseShapeOp, memref::ReinterpretCastOp,
+          memref::TransposeOp>(def))
+    return resolveBase(cast<ViewLikeOpInterface>(def).getViewSource(),
+                       unresolved);
+  if (auto view = dyn_cast<memref::ViewOp>(def)) {
+    std::optional<int64_t> shift = getConstant(view.getByteShift());
+    if (!shift)
+      return fail(describeOp(def) + ", whose byte shift is not a constant");
+    FailureOr<Base> base = resolveBase(view.getSource(), unresolved);
+    if (failed(base))
+      return failure();
+    return Base{base->root, base->bytes + *shift};
+  }
+  if (auto slot = dyn_cast<SlotOp>(def)) {
+    std::optional<int64_t> index = getConstant(slot.getSlot());
+    std::optional<int64_t> bytes = getBufferByteSize(slot.getView().getType());
+    if (!index || !bytes)
+      return fail(describeOp(def) + ", whose slot is not a constant");
+    FailureOr<Base> base = resolveBase(slot.getBuffer(), unresolved);
+    if (failed(base))
+      return failure();
+    return Base{base->root, base->bytes + *index * *bytes};
+  }
+  return fail(describeOp(def));
+}
+
+/// Sorts and merges overlapping or adjacent ranges.
+static void normalize(SmallVectorImpl<std::pair<int64_t, int64_t>> &ranges) {
+  llvm::sort(ranges);
+  SmallVector<std::pair<int64_t, int64_t>> merged;
+  for (auto range : ranges) {
+    if (!merged.empty() && range.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, range.second);
+    else
+      merged.push_back(range);
+  }
+  ranges.assign(merged.begin(), merged.end());
+}
+
+FailureOr<StorageFootprint> tle::getStorageFootprint(Value memref,
+                                                     std::string *unresolved) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type)
+    return failure();
+  FailureOr<Base> base = resolveBase(memref, unresolved);
+  if (failed(base))
+    return failure();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0 ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic)) {
+    if (unresolved) {
+      llvm::raw_string_ostream os(*unresolved);
+      os << "a view of type " << type << ", whose layout is not static";
+    }
+    return failure();
+  }
+  int64_t element = type.getElementTypeBitWidth() / 8;
+  StorageFootprint footprint{base->root, {}};
+  int64_t start = base->bytes + offset * element;
+  if (type.getNumElements() == 0)
+    return footprint;
+  // Dimensions from the innermost stride out; those that continue a
+  // contiguous run widen it, the others are enumerated.
+  SmallVector<std::pair<int64_t, int64_t>> dims; // (stride bytes, size)
+  for (auto [stride, size] : llvm::zip(strides, type.getShape()))
+    if (size > 1)
+      dims.push_back({std::abs(stride) * element, size});
+  bool negative = llvm::any_of(strides, [](int64_t s) { return s < 0; });
+  llvm::sort(dims);
+  int64_t run = element;
+  unsigned outer = 0;
+  while (outer < dims.size() && dims[outer].first == run)
+    run *= dims[outer++].second;
+  int64_t count = 1, extent = 0;
+  for (unsigned d = 0; d < dims.size(); ++d) {
+    if (d >= outer)
+      count *= dims[d].second;
+    extent += (dims[d].second - 1) * dims[d].first;
+  }
+  if (negative || count > kMaxRanges) {
+    int64_t low = negative ? start - extent : start;
+    footprint.ranges.push_back({low, low + extent + element});
+    return footprint;
+  }
+  SmallVector<int64_t> index(dims.size(), 0);
+  for (int64_t i = 0; i < count; ++i) {
+    int64_t at = start;
+    for (unsigned d = outer; d < dims.size(); ++d)
+      at += index[d] * dims[d].first;
+    footprint.ranges.push_back({at, at + run});
+    for (unsigned d = outer; d < dims.size(); ++d) {
+      if (++index[d] < dims[d].second)
+        break;
+      index[d] = 0;
+    }
+  }
+  normalize(footprint.ranges);
+  return footprint;
+}
+
+FailureOr<StorageFootprint> tle::getSlotFootprint(Value field, int64_t slot) {
+  FailureOr<StorageFootprint> whole = getStorageFootprint(field);
+  auto type = cast<MemRefType>(field.getType());
+  std::optional<int64_t> bytes = getBufferByteSize(type);
+  if (failed(whole) || !bytes || whole->ranges.size() != 1 ||
+      type.getDimSize(0) < 1)
+    return failure();
+  int64_t slotBytes = *bytes / type.getDimSize(0);
+  int64_t start = whole->ranges.front().first + slot * slotBytes;
+  return StorageFootprint{whole->root, {{start, start + slotBytes}}};
+}
+
+bool StorageFootprint::overlaps(const StorageFootprint &other) const {
+  if (root != other.root)
+    return false;
+  auto a = ranges.begin(), b = other.ranges.begin();
+  while (a != ranges.end() && b != other.ranges.end()) {
+    if (a->second <= b->first)
+      ++a;
+    else if (b->second <= a->first)
+      ++b;
+    else
+      return true;
+  }
+  return false;
+}
+
+bool StorageFootprint::contains(const StorageFootprint &other) const {
+  if (root != other.root)
+    return other.ranges.empty();
+  // Each range of `other` lies inside one range here: ranges are merged.
+  return llvm::all_of(other.ranges, [&](auto range) {
+    return llvm::any_of(ranges, [&](auto mine) {
+      return mine.first <= range.first && range.second <= mine.second;
+    });
+  });
+}
+
+std::string
+StorageFootprint::describeOverlap(const StorageFootprint &other) const {
+  int64_t low = INT64_MAX, high = INT64_MIN;
+  for (auto a : ranges)
+    for (auto b : other.ranges)
+      if (std::max(a.first, b.first) < std::min(a.second, b.second)) {
+        low = std::min(low, std::max(a.first, b.first));
+        high = std::max(high, std::min(a.second, b.second));
+      }
+  if (low >= high)
+    return "no bytes";
+  return "bytes " + std::to_string(low) + ".." + std::to_string(high - 1) +
+         " of " + describeStorage(root);
+}
+
+std::string tle::describeStorage(SharedAllocOp root) {
+  if (std::optional<StringRef> name = root.getName())
+    return "buffer '" + name->str() + "'";
+  return describeOp(root);
+}
+
+/// The allocation a memref is a view of, through any view-like ops.
+static SharedAllocOp findRoot(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref.getDefiningOp<SharedAllocOp>();
+}
+
+bool tle::mayShareStorage(Value a, Value b) {
+  if (a == b)
+    return true;
+  FailureOr<StorageFootprint> x = getStorageFootprint(a);
+  FailureOr<StorageFootprint> y = getStorageFootprint(b);
+  if (succeeded(x) && succeeded(y))
+    return x->overlaps(*y);
+  SharedAllocOp rootA = findRoot(a), rootB = findRoot(b);
+  return !rootA || !rootB || rootA == rootB;
+}
+
+SmallVector<Value> tle::getDerivedViews(Value value) {
+  llvm::SetVector<Value> views;
+  views.insert(value);
+  for (unsigned i = 0; i < views.size(); ++i)
+    for (Operation *user : views[i].getUsers())
+      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user);
+          viewLike && viewLike.getViewSource() == views[i])
+        views.insert(viewLike->getResults().begin(),
+                     viewLike->getResults().end());
+  return views.takeVector();
+}
+
+SmallVector<Value> tle::getViewsSharingStorage(Value buffer) {
+  SharedAllocOp root = findRoot(buffer);
+  FailureOr<StorageFootprint> footprint = getStorageFootprint(buffer);
+  if (!root || failed(footprint))
+    return getDerivedViews(buffer);
+  SmallVector<Value> sharing;
+  for (Value view : getDerivedViews(root.getBuffer())) {
+    FailureOr<StorageFootprint> other = getStorageFootprint(view);
+    if (failed(other) || other->overlaps(*footprint))
+      sharing.push_back(view);
+  }
+  return sharing;
+}

@@ -43,10 +43,10 @@ func.func @reduce_alone_in_loop(%n: index) {
 // CHECK-LABEL: func.func @convert_alone_in_loop
 // CHECK: scf.for
 // CHECK-NOT: gpu.barrier
-// CHECK: nvvm.stmatrix
+// CHECK: llvm.store
 // CHECK: gpu.barrier
 // CHECK-NOT: gpu.barrier
-// CHECK: nvvm.ldmatrix
+// CHECK: llvm.load
 // CHECK: gpu.barrier
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<32xbf16>
 // CHECK-NOT: gpu.barrier

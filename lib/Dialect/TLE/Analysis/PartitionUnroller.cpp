@@ -262,6 +262,10 @@ private:
 } // namespace
 
 std::optional<int64_t> Unroller::tryLookup(Value value) {
+  // Only integers and indices have values here (a float or a tensor
+  // carried by a loop has none, whatever defines it).
+  if (!value.getType().isIntOrIndex())
+    return std::nullopt;
   if (auto it = env.find(value); it != env.end())
     return it->second;
   APInt constant;

@@ -1091,3 +1091,38 @@ func.func @twice() {
   }
   return
 }
+
+// -----
+
+// A loop that carries a tensor starting from a kernel argument: the
+// simulation gives non-integer values no value (it crashed on the
+// argument's type).
+// CHECK-LABEL: func.func @carried_tensor_argument
+#lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [4]>
+func.func @carried_tensor_argument(%n: index, %x: tensor<128xf32, #lanes>, %f: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> tensor<128xf32, #lanes> {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      %y = memref.load %v[%c0] : memref<64xf32, 3>
+      %ys = tle.splat %y : f32 -> tensor<128xf32, #lanes>
+      %z = arith.addf %acc, %ys : tensor<128xf32, #lanes>
+      tle.release %p[%i : index] reader "r"
+      scf.yield %z : tensor<128xf32, #lanes>
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      memref.store %f, %v[%c0] : memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}

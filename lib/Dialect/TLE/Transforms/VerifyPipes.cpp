@@ -169,19 +169,6 @@ static LogicalResult checkUniformity(WarpSpecializeOp ws,
 // Views: slots are touched only through the views, while they are held
 //===----------------------------------------------------------------------===//
 
-/// `value` and every memref derived from it through view-like ops.
-static SetVector<Value> getAliases(Value value) {
-  SetVector<Value> aliases;
-  aliases.insert(value);
-  for (unsigned i = 0; i < aliases.size(); ++i)
-    for (Operation *user : aliases[i].getUsers())
-      if (auto viewLike = dyn_cast<ViewLikeOpInterface>(user);
-          viewLike && viewLike.getViewSource() == aliases[i])
-        aliases.insert(viewLike->getResults().begin(),
-                       viewLike->getResults().end());
-  return aliases;
-}
-
 namespace {
 
 /// A value through which one side holds the view of one field of a window
@@ -362,7 +349,7 @@ LogicalResult ViewChecker::check(ViewHolder holder) {
   PipeOp pipe = holder.side.getPipeOp();
   StringRef field = pipe.getFieldName(holder.field);
   bool writer = holder.side.isWriterSide();
-  for (Value alias : getAliases(holder.view)) {
+  for (Value alias : getDerivedViews(holder.view)) {
     for (OpOperand &use : alias.getUses()) {
       Operation *user = use.getOwner();
       // Into the loop that carries the window, or to the next iteration:

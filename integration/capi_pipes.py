@@ -17,7 +17,7 @@ from ctypes import POINTER, byref, c_char_p, c_double, c_float, c_int, \
 
 
 def declare(lib):
-    """The prototypes this script uses."""
+    """The prototypes this script and shared_tiles.py use."""
     def fn(name, *args, restype=c_int):
         f = getattr(lib, name)
         f.argtypes = list(args)
@@ -40,6 +40,8 @@ def declare(lib):
     fn("tle_rt_args_free", c_void_p, restype=None)
     fn("tle_rt_args_add_memref", c_void_p, c_uint64, c_char_p, c_int,
        POINTER(c_int64), POINTER(c_int64), c_int64)
+    fn("tle_rt_args_add_tensor_map", c_void_p, c_uint64, c_char_p, c_int,
+       POINTER(c_int64), POINTER(c_int64))
     fn("tle_rt_args_add_index", c_void_p, c_int64)
     fn("tle_rt_launch", c_void_p, c_uint, c_uint, c_uint, c_void_p)
     fn("tle_rt_time", c_void_p, c_uint, c_uint, c_uint, c_void_p, c_int,

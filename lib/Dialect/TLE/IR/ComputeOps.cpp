@@ -2,6 +2,7 @@
 
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/Layouts.h"
+#include "tle/Dialect/TLE/IR/SwizzledViews.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Support/Hopper.h"
 
@@ -40,10 +41,19 @@ static int64_t getSwizzleWidth(MemRefType type) {
   return getSwizzleBytes(type) * 8 / bits;
 }
 
-/// Checks a 2-D statically shaped shared-memory tile in #tle.shared that a
-/// tensor-core or TMA op reads or writes.
-static LogicalResult verifySwizzledTile(Operation *op, MemRefType type,
+/// Checks that `view`, a memref in #tle.shared, is a tile its layout can
+/// express where it was cut out of a larger one.
+static LogicalResult verifySwizzledView(Operation *op, Value view,
                                         StringRef role) {
+  return getSwizzledViewCorrection(
+      view, [&] { return op->emitOpError() << role << " "; });
+}
+
+/// Checks a 2-D statically shaped shared-memory tile in #tle.shared that a
+/// tensor-core op reads or writes.
+static LogicalResult verifySwizzledTile(Operation *op, Value tile,
+                                        StringRef role) {
+  auto type = cast<MemRefType>(tile.getType());
   if (type.getRank() != 2 || !type.hasStaticShape())
     return op->emitOpError() << role << " must be a statically shaped 2-D "
                              << "shared-memory tile, got " << type;
@@ -56,7 +66,7 @@ static LogicalResult verifySwizzledTile(Operation *op, MemRefType type,
     return op->emitOpError() << role << " has " << type.getDimSize(1)
                              << " columns, not a whole number of " << width
                              << "-element swizzle rows";
-  return success();
+  return verifySwizzledView(op, tile, role);
 }
 
 //===----------------------------------------------------------------------===//
@@ -203,7 +213,7 @@ LogicalResult WgmmaOp::verify() {
     k = aTensor.getDimSize(1);
   } else {
     auto aBuffer = cast<MemRefType>(getA().getType());
-    if (failed(verifySwizzledTile(*this, aBuffer, "A")))
+    if (failed(verifySwizzledTile(*this, getA(), "A")))
       return failure();
     aElement = aBuffer.getElementType();
     aRows = aBuffer.getDimSize(0);
@@ -217,7 +227,7 @@ LogicalResult WgmmaOp::verify() {
     return emitOpError("K (") << k << ") must be a multiple of 16";
 
   MemRefType bType = getB().getType();
-  if (failed(verifySwizzledTile(*this, bType, "B")))
+  if (failed(verifySwizzledTile(*this, getB(), "B")))
     return failure();
   if (bType.getElementType() != aElement)
     return emitOpError("A and B must have one element type, got ")
@@ -336,15 +346,19 @@ LogicalResult SplatOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Checks a shared-memory tile against the tensor read from or written to
-/// it.
+/// it. A swizzled tile may be a view of a larger one; a row-major buffer
+/// is addressed by its shape.
 static LogicalResult verifyLocalAccess(Operation *op, RankedTensorType tensor,
-                                       MemRefType buffer) {
+                                       Value memory) {
+  auto buffer = cast<MemRefType>(memory.getType());
   if (failed(verifyDistributed(op, tensor, "tensor")) ||
       failed(verifyHasBitWidth(op, tensor, "tensor")))
     return failure();
   if (!isSharedMemorySpace(buffer.getMemorySpace()))
     return op->emitOpError("expects a shared-memory buffer, got ") << buffer;
-  if (!buffer.hasStaticShape() || !buffer.getLayout().isIdentity())
+  bool swizzled = getSwizzleBytes(buffer) != 0;
+  if (!buffer.hasStaticShape() ||
+      (!swizzled && !buffer.getLayout().isIdentity()))
     return op->emitOpError("expects a statically shaped buffer with the "
                            "identity layout, got ")
            << buffer;
@@ -352,18 +366,17 @@ static LogicalResult verifyLocalAccess(Operation *op, RankedTensorType tensor,
       buffer.getElementType() != tensor.getElementType())
     return op->emitOpError("tensor ")
            << tensor << " does not match buffer " << buffer;
-  if (getSwizzleBytes(buffer) != 0)
-    return verifySwizzledTile(op, buffer, "the buffer");
+  if (swizzled)
+    return verifySwizzledTile(op, memory, "the buffer");
   return success();
 }
 
 LogicalResult LocalLoadOp::verify() {
-  return verifyLocalAccess(*this, getResult().getType(), getSource().getType());
+  return verifyLocalAccess(*this, getResult().getType(), getSource());
 }
 
 LogicalResult LocalStoreOp::verify() {
-  return verifyLocalAccess(*this, getValue().getType(),
-                           getDestination().getType());
+  return verifyLocalAccess(*this, getValue().getType(), getDestination());
 }
 
 /// Checks a global tile access.
@@ -441,6 +454,8 @@ LogicalResult TMALoadOp::verify() {
            << " elements), got " << boxColumns;
   if (map.getSwizzle() == 0 && !oneColumnOfBoxes)
     return emitOpError("an unswizzled box must span the tile's columns");
+  if (map.getSwizzle() != 0)
+    return verifySwizzledView(*this, getDestination(), "the destination");
   return success();
 }
 
@@ -483,7 +498,7 @@ LogicalResult GatherRowsOp::verify() {
            << hopper::kMaxAccessBytes << "-byte pieces; a row has " << rowBytes
            << " bytes";
   if (getSwizzleBytes(dest) != 0 &&
-      failed(verifySwizzledTile(*this, dest, "the destination")))
+      failed(verifySwizzledTile(*this, getDestination(), "the destination")))
     return failure();
   if (auto tensor = dyn_cast_if_present<RankedTensorType>(
           getIndices() ? getIndices().getType() : Type())) {

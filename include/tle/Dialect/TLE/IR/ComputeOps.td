@@ -212,7 +212,8 @@ def TLE_LocalLoadOp : TLE_Op<"local_load"> {
   let description = [{
     Reads `source`, a statically shaped view of shared memory (row-major,
     or swizzled in `#tle.shared`), into a tensor of the same shape in the
-    result's layout, with the widest accesses the layout allows.
+    result's layout, with the widest accesses the layout allows: `ldmatrix`
+    for 16-bit elements in the wgmma layouts.
 
     ```mlir
     %t = tle.local_load %buf : memref<64x64xbf16, #tle.shared<swizzle = 128>>
@@ -229,9 +230,10 @@ def TLE_LocalStoreOp : TLE_Op<"local_store"> {
   let summary = "Stores a distributed tensor into a shared-memory tile";
   let description = [{
     Writes `value` into `destination`, a statically shaped view of shared
-    memory of the same shape (row-major, or swizzled in `#tle.shared`).
-    Threads holding the same element (replicated layouts) write the same
-    value.
+    memory of the same shape (row-major, or swizzled in `#tle.shared`),
+    with the widest accesses the layout allows: `stmatrix` for 16-bit
+    elements in the wgmma layouts. Threads holding the same element
+    (replicated layouts) write the same value.
 
     ```mlir
     tle.local_store %p, %buf : tensor<64x64xbf16, #mma>,

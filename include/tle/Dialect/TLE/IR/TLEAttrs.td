@@ -122,6 +122,13 @@ def TLE_SharedSpaceAttr : AttrDef<TLE_Dialect, "SharedSpace"> {
     and is rejected when lowering. The allocator aligns such buffers to 1024
     bytes, the period of the swizzle pattern.
 
+    These ops also take a `memref.subview` of such a tile where the layout
+    can express the view as a tile: whole chunks of every row (a column
+    block `[0, j*W] [R, k*W]`), whole 8-row groups of a single chunk, and
+    any index of the leading dimensions. The view is addressed where the
+    layout puts it (column `j*W` at chunk `j`, `j*R*swizzle` bytes in), not
+    where its strided memref would; any other view is an error at its use.
+
     ```mlir
     %a = tle.shared_alloc : memref<4x128x64xbf16, #tle.shared<swizzle = 128>>
     ```

@@ -258,7 +258,10 @@ def TLEDistributeTensors : Pass<"tle-distribute-tensors"> {
     * `tle.local_load`/`tle.local_store` and `tle.load`/`tle.store` become
       vector loads and stores of up to 16 bytes at the swizzled (shared) or
       strided (global) address of each run of consecutive elements; global
-      accesses outside the memref are skipped (loads give zero).
+      accesses outside the memref are skipped (loads give zero). 16-bit
+      tiles in the wgmma layouts move to and from shared memory as 8x8
+      matrices instead (`ldmatrix` / `stmatrix`, four per instruction);
+      a view of a `#tle.shared` tile is addressed where the layout puts it.
 
     The pass runs before `--tle-lower-warp-specialize`, so `gpu.thread_id`
     counts from 0 in each partition.

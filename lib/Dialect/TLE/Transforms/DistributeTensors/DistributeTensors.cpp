@@ -5,7 +5,9 @@
 // one thread runs: element-wise arith/math ops act on those vectors
 // unchanged, wgmma becomes wgmma.mma_async with shared-memory descriptors,
 // reductions become in-thread folds plus warp shuffles, and loads and
-// stores become vector accesses at swizzled or strided addresses. The pass
+// stores become vector or matrix accesses at swizzled or strided addresses
+// (a view of a swizzled tile addressed where the layout puts it; a
+// tle.tma_load into one gets that address for its later lowering). The pass
 // runs before warp specialization is lowered, so the thread ids it uses
 // count from 0 within each partition.
 //
@@ -75,6 +77,7 @@ struct TLEDistributeTensorsPass
     target.addIllegalOp<GatherRowsOp, IotaOp, SplatOp, WgmmaOp, WgmmaWaitOp,
                         ReduceOp, BroadcastOp, ConvertLayoutOp, LocalLoadOp,
                         LocalStoreOp, LoadOp, StoreOp>();
+    target.addDynamicallyLegalOp<TMALoadOp>(isLegalTMALoad);
     RewritePatternSet patterns(context);
     populateElementwisePatterns(converter, patterns);
     populateWgmmaPatterns(converter, patterns);
@@ -82,6 +85,7 @@ struct TLEDistributeTensorsPass
     populateConvertLayoutPatterns(converter, patterns);
     populateLoadStorePatterns(converter, patterns);
     populateGatherRowsPatterns(converter, patterns);
+    populateTMALoadPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversions(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

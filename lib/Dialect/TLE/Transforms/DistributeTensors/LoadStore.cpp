@@ -6,6 +6,8 @@
 // of consecutive elements along the last dimension, one vector access of
 // at most 16 bytes each. Only the address of an access and, for global
 // memory, its bounds check differ; loads and stores only in the memory op.
+// 16-bit tiles in a wgmma layout move through shared memory as 8x8
+// matrices instead (MatrixLoadStore.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -342,6 +344,8 @@ SmallVector<Value> distribute::emitTileLoad(OpBuilder &b, Location loc,
                                             RankedTensorType type, Value memory,
                                             ValueRange indices,
                                             Attribute padding) {
+  if (canMoveAsMatrices(type, memory))
+    return emitMatrixLoad(b, loc, type, memory);
   Type element = type.getElementType();
   SmallVector<Value> elements;
   for (const TileAccess &tile :
@@ -361,6 +365,8 @@ SmallVector<Value> distribute::emitTileLoad(OpBuilder &b, Location loc,
 void distribute::emitTileStore(OpBuilder &b, Location loc, Value vector,
                                RankedTensorType type, Value memory,
                                ValueRange indices) {
+  if (canMoveAsMatrices(type, memory))
+    return emitMatrixStore(b, loc, vector, type, memory);
   int64_t elementBytes = getElementBytes(type.getElementType());
   for (const TileAccess &tile :
        emitTileAccesses(b, loc, type, memory, indices)) {

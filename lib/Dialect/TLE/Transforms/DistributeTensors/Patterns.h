@@ -43,6 +43,12 @@ void populateLoadStorePatterns(const TypeConverter &converter,
 /// tle.gather_rows.
 void populateGatherRowsPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns);
+/// tle.tma_load into a view of a swizzled tile (lowered later, by
+/// convert-tle-to-nvvm): its destination's start corrected.
+void populateTMALoadPatterns(const TypeConverter &converter,
+                             RewritePatternSet &patterns);
+/// Whether tle.tma_load `op` is left as it is.
+bool isLegalTMALoad(TMALoadOp op);
 
 //===----------------------------------------------------------------------===//
 // Types and the thread's values (Utility.cpp)
@@ -85,12 +91,20 @@ FailureOr<int64_t> getPartitionThreads(Operation *op);
 // Addresses (Utility.cpp)
 //===----------------------------------------------------------------------===//
 
-/// The address of the first element of `view`, as an i64.
+/// The address of the first element of `view`, as an i64; for a view of a
+/// #tle.shared tile, where the swizzled layout puts it.
 Value getByteAddress(OpBuilder &b, Location loc, Value view);
 
-/// An LLVM pointer in `addressSpace` to `address` (i64) plus `byteOffset`
-/// (index), with the XOR pattern of a `swizzle`-byte #tle.shared tile
-/// applied to the sum (0: a row-major buffer, no pattern).
+/// `address` (i64, where a tile or a view the layout expresses starts)
+/// plus `byteOffset` (index) with the XOR pattern of a `swizzle`-byte
+/// #tle.shared tile applied to it (0: a row-major buffer, no pattern), as
+/// an i64.
+Value emitAddress(OpBuilder &b, Location loc, Value address, Value byteOffset,
+                  int64_t swizzle = 0);
+/// An LLVM pointer in `addressSpace` to `address` (i64).
+Value toPointer(OpBuilder &b, Location loc, Value address,
+                unsigned addressSpace);
+/// toPointer(emitAddress(...)).
 Value getPointer(OpBuilder &b, Location loc, Value address, Value byteOffset,
                  unsigned addressSpace, int64_t swizzle = 0);
 
@@ -119,6 +133,22 @@ SmallVector<Value> emitTileLoad(OpBuilder &b, Location loc,
 void emitTileStore(OpBuilder &b, Location loc, Value vector,
                    RankedTensorType type, Value memory,
                    ValueRange indices = {});
+
+//===----------------------------------------------------------------------===//
+// 8x8 matrices of 16-bit elements (MatrixLoadStore.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Whether the thread's elements of a tensor of `type` move to and from
+/// `memory` as whole 8x8 matrices (ldmatrix / stmatrix): 16-bit elements
+/// in a wgmma layout, and a #tle.shared tile or a row-major shared buffer
+/// whose rows keep every 8-element row of a matrix 16-byte aligned.
+bool canMoveAsMatrices(RankedTensorType type, Value memory);
+
+/// emitTileLoad and emitTileStore for what canMoveAsMatrices accepts.
+SmallVector<Value> emitMatrixLoad(OpBuilder &b, Location loc,
+                                  RankedTensorType type, Value memory);
+void emitMatrixStore(OpBuilder &b, Location loc, Value vector,
+                     RankedTensorType type, Value memory);
 
 //===----------------------------------------------------------------------===//
 // Exchanges between threads (Exchange.cpp)

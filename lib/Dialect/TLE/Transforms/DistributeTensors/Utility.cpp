@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
+#include "tle/Dialect/TLE/IR/SwizzledViews.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -146,7 +147,9 @@ FailureOr<int64_t> distribute::getPartitionThreads(Operation *op) {
   return failure();
 }
 
-/// The aligned pointer plus the offset of the view's descriptor.
+/// The aligned pointer plus the offset of the view's descriptor, which for
+/// a view of a swizzled tile counts row-major and is corrected to where
+/// the swizzled layout puts the view.
 Value distribute::getByteAddress(OpBuilder &b, Location loc, Value view) {
   auto type = cast<MemRefType>(view.getType());
   auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, view);
@@ -156,12 +159,24 @@ Value distribute::getByteAddress(OpBuilder &b, Location loc, Value view) {
       b, loc, metadata.getOffset(),
       createIndex(b, loc, getElementBytes(type.getElementType())));
   Value address = arith::AddIOp::create(b, loc, base, offset);
+  if (getSwizzleBytes(type) != 0) {
+    // The verifier of every op that takes a swizzled view checked it.
+    FailureOr<int64_t> correction = getSwizzledViewCorrection(
+        view, [&] { return emitError(loc) << "the swizzled view "; });
+    assert(succeeded(correction) && "an unchecked view of a swizzled tile");
+    if (correction.value_or(0) != 0)
+      address = arith::AddIOp::create(b, loc, address,
+                                      createIndex(b, loc, *correction));
+  }
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
 }
 
-/// Bits 7.. of the absolute address (the row within the pattern) flip its
-/// 16-byte unit, as TMA and wgmma do; the allocator's 1024-byte alignment
-/// of such tiles makes the absolute row the row within the tile.
+/// Bits 7.. of the address (the row within the pattern) flip its 16-byte
+/// unit, as TMA and wgmma do. The pattern repeats every 8 swizzle rows,
+/// and tiles (1024-byte aligned by the allocator), their slots and the
+/// views the layout can express all start at a multiple of that, so the
+/// pattern is taken from the offset within the tile: it depends on the
+/// thread only, and the tile's address is added after the XOR.
 static Value emitSwizzle(OpBuilder &b, Location loc, Value address,
                          int64_t swizzle) {
   int64_t mask = swizzle / 16 - 1;
@@ -175,15 +190,25 @@ static Value emitSwizzle(OpBuilder &b, Location loc, Value address,
   return arith::XOrIOp::create(b, loc, address, flip);
 }
 
+Value distribute::emitAddress(OpBuilder &b, Location loc, Value address,
+                              Value byteOffset, int64_t swizzle) {
+  Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
+  if (swizzle != 0)
+    offset = emitSwizzle(b, loc, offset, swizzle);
+  return arith::AddIOp::create(b, loc, address, offset);
+}
+
+Value distribute::toPointer(OpBuilder &b, Location loc, Value address,
+                            unsigned addressSpace) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), addressSpace);
+  return LLVM::IntToPtrOp::create(b, loc, ptrType, address);
+}
+
 Value distribute::getPointer(OpBuilder &b, Location loc, Value address,
                              Value byteOffset, unsigned addressSpace,
                              int64_t swizzle) {
-  Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
-  Value sum = arith::AddIOp::create(b, loc, address, offset);
-  if (swizzle != 0)
-    sum = emitSwizzle(b, loc, sum, swizzle);
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), addressSpace);
-  return LLVM::IntToPtrOp::create(b, loc, ptrType, sum);
+  return toPointer(b, loc, emitAddress(b, loc, address, byteOffset, swizzle),
+                   addressSpace);
 }
 
 /// The column chunk, the row within it, the bytes within the row.

@@ -31,20 +31,26 @@ func.func @convert_layout(%n: index) {
 // #tle.mma -> #tle.mma_operand with two warp groups along N moves data:
 // warp group g holds accumulator columns [32g, 32g + 32) but A's full 64
 // columns. The tile goes through a row-major [64, 72] bf16 scratch buffer
-// (rows padded by 16 bytes): each thread stores its 8 (col, col + 1) pairs
-// as 4-byte vectors, column base + 32 x (warp / 4 mod 2), the warp index
-// taken from lane 0 so that ptxas knows it is warp-uniform; after a barrier
-// it loads the 16 pairs of the operand layout. Not in a loop: no trailing
-// barrier.
+// (rows padded by 16 bytes, so that the 8 rows of a matrix fall in
+// different banks) as 8x8 matrices (matrix-load-store.mlir): each lane
+// gives the address of row l % 8 + 8 (l / 8 mod 2) of its warp's 16 and
+// column 8 (l / 16 mod 2), plus 32 x (warp / 4 mod 2) for the accumulator,
+// the warp index taken from lane 0 so that ptxas knows it is warp-uniform.
+// Two stmatrix.x4 store the thread's 16 bf16, 32 bytes apart; after a
+// barrier four ldmatrix.x4 load the operand's 32. Not in a loop: no
+// trailing barrier.
 // CHECK-LABEL: func.func @convert_through_scratch
 // CHECK-NEXT: %[[SCRATCH:.*]] = tle.shared_alloc {name = "scratch"} : memref<64x72xbf16, #gpu.address_space<workgroup>>
-// Rows: 16 x (warp mod 4) + ...; columns: 32 x (warp / 4 mod 2) + ...
+// Rows: 16 x (warp mod 4) + lane mod 8 + 8 x (lane / 8 mod 2).
 // CHECK: %[[W:.*]] = arith.divui %{{.*}}, %c32{{.*}} : index
 // CHECK-NEXT: %[[W32:.*]] = arith.index_cast %[[W]] : index to i32
 // CHECK: %[[LANE0:.*]], %{{.*}} = gpu.shuffle  idx %[[W32]], %c0_i32{{.*}}, %c32_i32{{.*}} : i32
 // CHECK-NEXT: %[[WARP:.*]] = arith.index_cast %[[LANE0]] : i32 to index
 // CHECK-NEXT: %[[FOUR:.*]] = arith.constant 4 : index
 // CHECK-NEXT: arith.remui %[[WARP]], %[[FOUR]] : index
+// CHECK: arith.constant 8 : index
+// CHECK-NEXT: arith.remui %{{.*}}, %{{.*}} : index
+// Columns: 32 x (warp / 4 mod 2) + 8 x (lane / 16 mod 2).
 // CHECK: gpu.shuffle  idx
 // CHECK-NEXT: %[[WARP2:.*]] = arith.index_cast %{{.*}} : i32 to index
 // CHECK-NEXT: %[[FOUR2:.*]] = arith.constant 4 : index
@@ -53,17 +59,29 @@ func.func @convert_layout(%n: index) {
 // CHECK-NEXT: %[[G:.*]] = arith.remui %[[WG]], %[[TWO]] : index
 // CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[GCOL:.*]] = arith.muli %[[G]], %[[C32]] : index
+// CHECK: arith.constant 16 : index
 // CHECK: memref.extract_strided_metadata %[[SCRATCH]]
 // CHECK: %[[PITCH:.*]] = arith.constant 72 : index
 // CHECK-NEXT: arith.muli %{{.*}}, %[[PITCH]] : index
-// CHECK: llvm.inttoptr %{{.*}} : i64 to !llvm.ptr<3>
+// CHECK: %[[ST:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK-NOT: arith.xori
-// CHECK: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
-// CHECK-COUNT-7: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK: %[[STP:.*]] = llvm.inttoptr %[[ST]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.stmatrix %[[STP]], %{{.*}} : !llvm.ptr<3>, i32, i32, i32, i32
+// CHECK: %[[STP2:.*]] = llvm.inttoptr %[[ST]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[ST32:.*]] = llvm.getelementptr %[[STP2]][32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.stmatrix %[[ST32]], %{{.*}} : !llvm.ptr<3>, i32, i32, i32, i32
 // CHECK-NEXT: gpu.barrier
-// CHECK-NOT: llvm.store
-// CHECK-COUNT-16: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<3> -> vector<2xbf16>
-// CHECK-NOT: llvm.load
+// CHECK-NOT: nvvm.stmatrix
+// CHECK: %[[LD:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[LDP:.*]] = llvm.inttoptr %[[LD]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: nvvm.ldmatrix %[[LDP]] {{.*}}num = 4 : i32{{.*}} : (!llvm.ptr<3>) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK: llvm.getelementptr %{{.*}}[32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.ldmatrix
+// CHECK: llvm.getelementptr %{{.*}}[64] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.ldmatrix
+// CHECK: llvm.getelementptr %{{.*}}[96] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK-NEXT: nvvm.ldmatrix
+// CHECK-NOT: nvvm.ldmatrix
 // CHECK: %[[A:.*]] = vector.from_elements {{.*}} : vector<32xbf16>
 // CHECK-NEXT: arith.negf %[[A]] : vector<32xbf16>
 // CHECK-NOT: gpu.barrier

@@ -43,10 +43,10 @@ func.func @reduce_alone_in_loop(%n: index) {
 // CHECK-LABEL: func.func @convert_alone_in_loop
 // CHECK: scf.for
 // CHECK-NOT: gpu.barrier
-// CHECK: llvm.store
+// CHECK: nvvm.stmatrix
 // CHECK: gpu.barrier
 // CHECK-NOT: gpu.barrier
-// CHECK: llvm.load
+// CHECK: nvvm.ldmatrix
 // CHECK: gpu.barrier
 // CHECK-NEXT: vector.from_elements {{.*}} : vector<32xbf16>
 // CHECK-NOT: gpu.barrier

@@ -7,45 +7,47 @@
 // only), so values come from constants or loop-carried arguments, which
 // also keeps the conversion from folding them away.
 
-// Storing a #tle.mma bf16 tile into the 128-byte swizzle: each thread
-// writes its (col, col+1) pairs as 4-byte vectors, 16 of them. The byte
-// offset of (row, col) is chunk (col / 64) x 64 rows x 128 B + row x 128 B
-// + (col mod 64) x 2 B; the swizzle then XORs address bits 7..9 (the row
-// within the 1024-byte pattern) into bits 4..6 (the 16-byte unit).
+// Storing a #tle.mma f32 tile into the 128-byte swizzle (16-bit tiles take
+// stmatrix instead, matrix-load-store.mlir): each thread writes its (col,
+// col+1) pairs as 8-byte vectors, 16 of them. The byte offset of (row,
+// col) is chunk (col / 32) x 64 rows x 128 B + row x 128 B + (col mod 32)
+// x 4 B; the swizzle then XORs bits 7..9 of the offset (the row within the
+// 1024-byte pattern, which a tile starts on) into bits 4..6 (the 16-byte
+// unit), and the tile's address is added last.
 // CHECK-LABEL: func.func @local_store_mma_swizzled
-// CHECK: scf.for {{.*}} iter_args(%[[X:.*]] = %{{.*}}) -> (vector<32xbf16>)
+// CHECK: scf.for {{.*}} iter_args(%[[X:.*]] = %{{.*}}) -> (vector<32xf32>)
 // CHECK: %[[ROW0:.*]] = arith.addi %[[ROWBASE:.*]], %c0{{.*}} : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: %[[COL0:.*]] = arith.addi %[[COLBASE:.*]], %c0{{.*}} : index
-// CHECK-NEXT: %[[W:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[W:.*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[CHUNK:.*]] = arith.divui %[[COL0]], %[[W]] : index
-// CHECK-NEXT: %[[W2:.*]] = arith.constant 64 : index
+// CHECK-NEXT: %[[W2:.*]] = arith.constant 32 : index
 // CHECK-NEXT: %[[IN:.*]] = arith.remui %[[COL0]], %[[W2]] : index
 // CHECK-NEXT: %[[CB:.*]] = arith.constant 8192 : index
 // CHECK-NEXT: %[[CHUNKBYTES:.*]] = arith.muli %[[CHUNK]], %[[CB]] : index
 // CHECK-NEXT: %[[RB:.*]] = arith.constant 128 : index
 // CHECK-NEXT: %[[ROWBYTES:.*]] = arith.muli %[[ROW0]], %[[RB]] : index
-// CHECK-NEXT: %[[EB:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[EB:.*]] = arith.constant 4 : index
 // CHECK-NEXT: %[[COLBYTES:.*]] = arith.muli %[[IN]], %[[EB]] : index
 // CHECK-NEXT: %[[S1:.*]] = arith.addi %[[CHUNKBYTES]], %[[ROWBYTES]] : index
 // CHECK-NEXT: %[[OFF:.*]] = arith.addi %[[S1]], %[[COLBYTES]] : index
 // CHECK-NEXT: %[[OFF64:.*]] = arith.index_cast %[[OFF]] : index to i64
-// CHECK-NEXT: %[[ADDR:.*]] = arith.addi %[[BASE:.*]], %[[OFF64]] : i64
 // CHECK-NEXT: %[[C7:.*]] = arith.constant 7 : i64
-// CHECK-NEXT: %[[SH:.*]] = arith.shrui %[[ADDR]], %[[C7]] : i64
+// CHECK-NEXT: %[[SH:.*]] = arith.shrui %[[OFF64]], %[[C7]] : i64
 // CHECK-NEXT: %[[MASK:.*]] = arith.constant 7 : i64
 // CHECK-NEXT: %[[R8:.*]] = arith.andi %[[SH]], %[[MASK]] : i64
 // CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : i64
 // CHECK-NEXT: %[[FLIP:.*]] = arith.shli %[[R8]], %[[C4]] : i64
-// CHECK-NEXT: %[[SWZ:.*]] = arith.xori %[[ADDR]], %[[FLIP]] : i64
-// CHECK-NEXT: %[[P0:.*]] = llvm.inttoptr %[[SWZ]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[SWZ:.*]] = arith.xori %[[OFF64]], %[[FLIP]] : i64
+// CHECK-NEXT: %[[ADDR:.*]] = arith.addi %[[BASE:.*]], %[[SWZ]] : i64
+// CHECK-NEXT: %[[P0:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr<3>
 // Register 2 is row + 8 of the same columns.
 // CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
 // CHECK-NEXT: arith.addi %[[ROWBASE]], %[[C8]] : index
-// CHECK: %[[V0:.*]] = vector.shuffle %[[X]], %[[X]] [0, 1] : vector<32xbf16>, vector<32xbf16>
-// CHECK-NEXT: llvm.store %[[V0]], %[[P0]] {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK: %[[V0:.*]] = vector.shuffle %[[X]], %[[X]] [0, 1] : vector<32xf32>, vector<32xf32>
+// CHECK-NEXT: llvm.store %[[V0]], %[[P0]] {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NEXT: vector.shuffle %[[X]], %[[X]] [2, 3]
-// CHECK-COUNT-15: llvm.store %{{.*}} {alignment = 4 : i64} : vector<2xbf16>, !llvm.ptr<3>
+// CHECK-COUNT-15: llvm.store %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
 // CHECK-NOT: llvm.store
 // CHECK: scf.yield %[[X]]
 #acc = #tle.mma<warp_groups = [1, 1]>
@@ -53,11 +55,11 @@
 func.func @local_store_mma_swizzled(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %buf = tle.shared_alloc : memref<64x64xbf16, #sw>
-  %init = arith.constant dense<1.0> : tensor<64x64xbf16, #acc>
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %init) -> tensor<64x64xbf16, #acc> {
-    tle.local_store %x, %buf : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
-    scf.yield %x : tensor<64x64xbf16, #acc>
+  %buf = tle.shared_alloc : memref<64x64xf32, #sw>
+  %init = arith.constant dense<1.0> : tensor<64x64xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %init) -> tensor<64x64xf32, #acc> {
+    tle.local_store %x, %buf : tensor<64x64xf32, #acc>, memref<64x64xf32, #sw>
+    scf.yield %x : tensor<64x64xf32, #acc>
   }
   return
 }
@@ -79,7 +81,8 @@ func.func @local_store_mma_swizzled(%n: index) {
 // CHECK-NEXT: arith.constant 4 : i64
 // CHECK-NEXT: arith.shli
 // CHECK-NEXT: %[[SWZ:.*]] = arith.xori
-// CHECK-NEXT: %[[P:.*]] = llvm.inttoptr %[[SWZ]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[ADDR:.*]] = arith.addi %{{.*}}, %[[SWZ]] : i64
+// CHECK-NEXT: %[[P:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr<3>
 // CHECK-NEXT: %[[V:.*]] = llvm.load %[[P]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<8xbf16>
 // CHECK-NOT: llvm.load
 // CHECK: %[[T:.*]] = vector.from_elements {{.*}} : vector<8xbf16>

@@ -1,0 +1,124 @@
+//===- SwizzledViews.cpp - Where a view of a #tle.shared tile starts ------===//
+
+#include "tle/Dialect/TLE/IR/SwizzledViews.h"
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+using namespace mlir;
+using namespace mlir::tle;
+
+/// Rows of one swizzle pattern: a view that starts a whole number of them
+/// into its source keeps the pattern of every row.
+static constexpr int64_t kPatternRows = 8;
+
+/// "rows [0, 64) and columns [256, 512)".
+static std::string describeCut(ArrayRef<int64_t> offsets,
+                               ArrayRef<int64_t> sizes) {
+  auto range = [](int64_t offset, int64_t size) {
+    if (ShapedType::isDynamic(offset) || ShapedType::isDynamic(size))
+      return std::string("[?)");
+    return "[" + std::to_string(offset) + ", " + std::to_string(offset + size) +
+           ")";
+  };
+  size_t rank = offsets.size();
+  return "rows " + range(offsets[rank - 2], sizes[rank - 2]) + " and columns " +
+         range(offsets[rank - 1], sizes[rank - 1]);
+}
+
+/// One memref.subview of a swizzled tile: checks that its result is again
+/// a swizzled tile (chunk stride = its own rows) and returns the bytes
+/// between its strided start and its swizzled start.
+static FailureOr<int64_t>
+getStepCorrection(memref::SubViewOp subview,
+                  function_ref<InFlightDiagnostic()> emitError) {
+  MemRefType source = subview.getSourceType();
+  int64_t rank = source.getRank();
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
+  ArrayRef<int64_t> sizes = subview.getStaticSizes();
+  auto [strides, unusedOffset] = source.getStridesAndOffset();
+  auto reject = [&](StringRef rule) -> FailureOr<int64_t> {
+    InFlightDiagnostic diag = emitError() << "is " << describeOp(subview);
+    if (rank >= 2)
+      diag << ", which cuts " << describeCut(offsets, sizes) << " out of "
+           << source;
+    diag << "; a view of a swizzled tile " << rule;
+    return failure();
+  };
+  if (rank < 2 || !source.getElementType().isIntOrFloat())
+    return reject("needs a source of at least two dimensions holding "
+                  "integer or float elements");
+  llvm::SmallBitVector dropped = subview.getDroppedDims();
+  if (dropped.test(rank - 2) || dropped.test(rank - 1))
+    return reject("keeps the tile's rows and columns as its last two "
+                  "dimensions");
+  if (llvm::any_of(subview.getStaticStrides(),
+                   [](int64_t stride) { return stride != 1; }))
+    return reject("takes every element along each dimension (unit strides)");
+  int64_t r0 = offsets[rank - 2], c0 = offsets[rank - 1];
+  int64_t m = sizes[rank - 2], n = sizes[rank - 1];
+  if (llvm::any_of(ArrayRef<int64_t>{r0, c0, m, n}, ShapedType::isDynamic) ||
+      ShapedType::isDynamic(strides[rank - 2]) ||
+      ShapedType::isDynamic(strides[rank - 1]))
+    return reject("cuts rows and columns known at compile time out of a "
+                  "source with static strides");
+
+  int64_t swizzle = getSwizzleBytes(source);
+  int64_t elementBytes = source.getElementTypeBitWidth() / 8;
+  int64_t width = swizzle / elementBytes;
+  int64_t rows = source.getDimSize(rank - 2);
+  int64_t columns = source.getDimSize(rank - 1);
+  bool allColumns = c0 == 0 && n == columns;
+  bool allRows = r0 == 0 && m == rows;
+  if (!allColumns && (c0 % width != 0 || n % width != 0))
+    return reject(("takes whole " + Twine(width) +
+                   "-column swizzle chunks (the " + Twine(swizzle) +
+                   "-byte rows of the layout)")
+                      .str());
+  if (!allRows &&
+      (r0 % kPatternRows != 0 || m % kPatternRows != 0 || n != width))
+    return reject(("takes every row, or whole " + Twine(kPatternRows) +
+                   "-row groups of a single " + Twine(width) +
+                   "-column swizzle chunk (the chunks of a tile are its "
+                   "rows apart)")
+                      .str());
+  int64_t swizzled = (c0 / width) * rows * swizzle + r0 * swizzle;
+  int64_t strided =
+      (r0 * strides[rank - 2] + c0 * strides[rank - 1]) * elementBytes;
+  return swizzled - strided;
+}
+
+FailureOr<int64_t>
+tle::getSwizzledViewCorrection(Value view,
+                               function_ref<InFlightDiagnostic()> emitError) {
+  int64_t correction = 0;
+  while (true) {
+    // A cast keeps the start (canonicalization casts a static offset in).
+    if (auto cast = view.getDefiningOp<memref::CastOp>()) {
+      view = cast.getSource();
+      continue;
+    }
+    auto subview = view.getDefiningOp<memref::SubViewOp>();
+    if (!subview)
+      break;
+    FailureOr<int64_t> step = getStepCorrection(subview, emitError);
+    if (failed(step))
+      return failure();
+    correction += *step;
+    view = subview.getSource();
+  }
+  // A strided start that no subview here explains (a view passed in as an
+  // argument or through control flow) cannot be placed in the layout. The
+  // distribution pass states a corrected start with a reinterpret_cast.
+  auto root = cast<MemRefType>(view.getType());
+  if (!root.getLayout().isIdentity() &&
+      !view.getDefiningOp<memref::ReinterpretCastOp>()) {
+    emitError() << "is a view of a swizzled tile that does not start at a "
+                   "memref.subview chain from the tile ("
+                << root
+                << "); cut views with memref.subview where they are used";
+    return failure();
+  }
+  return correction;
+}

@@ -257,8 +257,8 @@ static void emitTiledCopies(OpBuilder &b, Location loc, const Gather &g,
         b, loc, arith::MulIOp::create(b, loc, firstRow, index(rowBytes)),
         columnBytes);
   }
-  Value dest = getPointer(b, loc, g.destAddress, destOffset,
-                          hopper::kSharedAddressSpace, g.swizzle);
+  Value dest =
+      getAsyncCopyDestination(b, loc, g.destAddress, destOffset, g.swizzle);
   for (int64_t k = 0; k < g.rows / rowStep; ++k) {
     int64_t rowOffset = k * rowStep;
     Value sourceRow;
@@ -325,8 +325,8 @@ static void emitPieceCopy(OpBuilder &b, Location loc, const Gather &g,
             column),
         createIndex(b, loc, g.elementBytes));
   }
-  Value dest = getPointer(b, loc, g.destAddress, destOffset,
-                          hopper::kSharedAddressSpace, g.swizzle);
+  Value dest =
+      getAsyncCopyDestination(b, loc, g.destAddress, destOffset, g.swizzle);
   emitCopy(b, loc, g.hints, dest, 0, src, 0, bytes);
 }
 

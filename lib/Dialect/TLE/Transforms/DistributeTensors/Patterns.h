@@ -108,6 +108,17 @@ Value toPointer(OpBuilder &b, Location loc, Value address,
 Value getPointer(OpBuilder &b, Location loc, Value address, Value byteOffset,
                  unsigned addressSpace, int64_t swizzle = 0);
 
+/// The shared-memory destination of a cp.async: `address` (i64) plus
+/// `byteOffset` (index), the XOR pattern of a `swizzle`-byte tile applied
+/// to the whole sum. The same address as getPointer's, in a form ptxas
+/// cannot split: given a warp-uniform base apart from the thread's
+/// swizzled offset, ptxas 13.0 folds the base into an LDGSTS with an L2
+/// cache policy as [R+UR+imm], desc[UR] naming uniform registers that
+/// nothing sets; the kernel stops with an illegal instruction (H200, see
+/// docs/Compute.md).
+Value getAsyncCopyDestination(OpBuilder &b, Location loc, Value address,
+                              Value byteOffset, int64_t swizzle);
+
 /// Byte offset of element (row, col) of a 2-D tile in #tle.shared with
 /// `swizzle` bytes and `rows` rows, before the XOR (getPointer applies it).
 Value emitSwizzledLinearOffset(OpBuilder &b, Location loc, Value row, Value col,

@@ -198,6 +198,16 @@ Value distribute::emitAddress(OpBuilder &b, Location loc, Value address,
   return arith::AddIOp::create(b, loc, address, offset);
 }
 
+Value distribute::getAsyncCopyDestination(OpBuilder &b, Location loc,
+                                          Value address, Value byteOffset,
+                                          int64_t swizzle) {
+  Value offset = arith::IndexCastOp::create(b, loc, b.getI64Type(), byteOffset);
+  Value sum = arith::AddIOp::create(b, loc, address, offset);
+  if (swizzle != 0)
+    sum = emitSwizzle(b, loc, sum, swizzle);
+  return toPointer(b, loc, sum, hopper::kSharedAddressSpace);
+}
+
 Value distribute::toPointer(OpBuilder &b, Location loc, Value address,
                             unsigned addressSpace) {
   auto ptrType = LLVM::LLVMPointerType::get(b.getContext(), addressSpace);

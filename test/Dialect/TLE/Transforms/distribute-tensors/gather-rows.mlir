@@ -17,10 +17,11 @@
 // tid / 8 + 16 k is lane tid / 8 + 16 (k mod 2) of register k / 2. The
 // destination base is swizzled once per thread: every other copy adds
 // whole 1024-byte swizzle atoms (2048 B per 16 rows, 8192 B per 64-column
-// chunk), so its offsets are constants; the swizzle of the base depends on
-// the thread's offset in the tile only, not on the tile's address. An
-// index outside [0, R) copies 0 bytes (cp.async zero-fills) from row 0's
-// address.
+// chunk), so its offsets are constants. Unlike ld/st.shared, the XOR
+// pattern is applied to the tile's address plus the thread's offset: with
+// the base left apart, ptxas 13.0 emits an LDGSTS that faults (see
+// getAsyncCopyDestination). An index outside [0, R) copies 0 bytes
+// (cp.async zero-fills) from row 0's address.
 // CHECK-LABEL: func.func @gather_rows_indexed
 // CHECK-SAME: (%[[SRC:[^:]*]]: memref<?x576xbf16, {{.*}}>, %[[IDS:[^:]*]]: memref<64xi32, {{.*}}>)
 // CHECK: partition "gather" warps(4) {
@@ -47,16 +48,15 @@
 // CHECK: arith.muli %[[UNIT]], %{{.*}} : index
 // CHECK: arith.muli %[[FIRST]], %c128{{.*}} : index
 // CHECK: arith.muli %[[CHUNK]], %c8192{{.*}} : index
-// CHECK: %[[DOFF:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK: %[[DADDR:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT: %[[C7:.*]] = arith.constant 7 : i64
-// CHECK-NEXT: %[[SH:.*]] = arith.shrui %[[DOFF]], %[[C7]] : i64
+// CHECK-NEXT: %[[SH:.*]] = arith.shrui %[[DADDR]], %[[C7]] : i64
 // CHECK-NEXT: %[[MASK:.*]] = arith.constant 7 : i64
 // CHECK-NEXT: %[[R8:.*]] = arith.andi %[[SH]], %[[MASK]] : i64
 // CHECK-NEXT: %[[C4:.*]] = arith.constant 4 : i64
 // CHECK-NEXT: %[[FLIP:.*]] = arith.shli %[[R8]], %[[C4]] : i64
-// CHECK-NEXT: %[[SWZ:.*]] = arith.xori %[[DOFF]], %[[FLIP]] : i64
-// CHECK-NEXT: %[[DADDR:.*]] = arith.addi %{{.*}}, %[[SWZ]] : i64
-// CHECK-NEXT: %[[DPTR:.*]] = llvm.inttoptr %[[DADDR]] : i64 to !llvm.ptr<3>
+// CHECK-NEXT: %[[SWZ:.*]] = arith.xori %[[DADDR]], %[[FLIP]] : i64
+// CHECK-NEXT: %[[DPTR:.*]] = llvm.inttoptr %[[SWZ]] : i64 to !llvm.ptr<3>
 // Row k = 0: lane tid / 8 of register 0.
 // CHECK: %[[L0:.*]] = arith.addi %[[FIRST]], %c0{{.*}} : index
 // CHECK-NEXT: %[[L0I:.*]] = arith.index_cast %[[L0]] : index to i32

@@ -9,11 +9,15 @@
 //
 //   gather (one warp group, few registers) copies Q once, through the
 //     one-shot pipe `q`, and every KV tile into a slot of the two-slot pipe
-//     `kv` as three fields: kv_l (V columns 0-255), kv_r (V columns
+//     `kv` as four fields: kv_l (V columns 0-255), kv_r (V columns
 //     256-511) and tail (the 64 rope columns), with 16-byte cp.async that
-//     zero-fills rows whose index is invalid and never forms their address.
-//   left (one warp group) computes S = Q K^T over all 576 columns, runs the
-//     base-2 online softmax, accumulates out[:, 0:256] += P . kv_l with P
+//     zero-fills rows whose index is invalid and never forms their address,
+//     and bias, the tile's 64 score offsets (0 for a valid index, -inf for
+//     an invalid one or one past the row's topk_length), written with
+//     ordinary stores from the indices it already holds.
+//   left (one warp group) computes S = Q K^T over all 576 columns, adds
+//     the tile's bias (one fma per score: no index loads, compares or
+//     bounds checks in the consumer), runs the base-2 online softmax, accumulates out[:, 0:256] += P . kv_l with P
 //     from registers, and hands P (bf16) and the rescale factor alpha to
 //     the right warp group through the one-slot pipe `score`. Right after
 //     issuing P . kv_l of tile i it waits for tile i + 1 and issues its
@@ -49,19 +53,20 @@
 // CHECK-NEXT:  kv     2             kv_l   64x256xbf16  32768
 // CHECK-NEXT:                       kv_r   64x256xbf16  32768
 // CHECK-NEXT:                       tail   64x64xbf16   8192
+// CHECK-NEXT:                       bias   64xf32       256
 // CHECK-NEXT:  score  1             p      64x64xbf16   8192
 // CHECK-NEXT:                       alpha  64xf32       256
 // CHECK-NEXT:  final  1 (one_shot)  scale  64xf32       256
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier            slots  count  tx bytes  arrive      fence  arrives      waits
-// CHECK-NEXT:  q.full             1      128    0         cp_async    yes    gather       left
-// CHECK-NEXT:  kv.full            2      128    0         cp_async    yes    gather       left, right
-// CHECK-NEXT:  kv.free.kv_l+tail  2      128    0         per_thread  no     left         gather
-// CHECK-NEXT:  kv.free.kv_r       2      256    0         per_thread  no     left, right  gather
-// CHECK-NEXT:  score.full         1      128    0         per_thread  yes    left         right
-// CHECK-NEXT:  score.free         1      128    0         per_thread  no     right        left
-// CHECK-NEXT:  final.full         1      128    0         per_thread  no     left         right
-// CHECK-NEXT:shared memory: 229888 B of buffers + 80 B of barriers = 229968 B (before alignment)
+// CHECK-NEXT:  barrier                 slots  count  tx bytes  arrive                   fence  arrives      waits
+// CHECK-NEXT:  q.full                  1      128    0         cp_async                 yes    gather       left
+// CHECK-NEXT:  kv.full                 2      256    0         cp_async_and_per_thread  yes    gather       left, right
+// CHECK-NEXT:  kv.free.kv_l+tail+bias  2      128    0         per_thread               no     left         gather
+// CHECK-NEXT:  kv.free.kv_r            2      256    0         per_thread               no     left, right  gather
+// CHECK-NEXT:  score.full              1      128    0         per_thread               yes    left         right
+// CHECK-NEXT:  score.free              1      128    0         per_thread               no     right        left
+// CHECK-NEXT:  final.full              1      128    0         per_thread               no     left         right
+// CHECK-NEXT:shared memory: 230400 B of buffers + 80 B of barriers = 230480 B (before alignment)
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508
@@ -173,6 +178,7 @@ func.func @sparse_mla_pipe(
   %pbuf = tle.shared_alloc {name = "p"} : memref<1x64x64xbf16, #sw>
   %abuf = tle.shared_alloc {name = "alpha"} : memref<1x64xf32, #smem>
   %fbuf = tle.shared_alloc {name = "scale"} : memref<1x64xf32, #smem>
+  %kvb = tle.shared_alloc {name = "bias"} : memref<2x64xf32, #smem>
   %qp = tle.pipe "q" capacity 1 one_shot
       fields(q_l = %ql : memref<1x64x256xbf16, #sw>,
              q_r = %qr : memref<1x64x256xbf16, #sw>,
@@ -180,7 +186,8 @@ func.func @sparse_mla_pipe(
   %kvp = tle.pipe "kv" capacity 2
       fields(kv_l = %kvl : memref<2x64x256xbf16, #sw>,
              kv_r = %kvr : memref<2x64x256xbf16, #sw>,
-             tail = %kvt : memref<2x64x64xbf16, #sw>)
+             tail = %kvt : memref<2x64x64xbf16, #sw>,
+             bias = %kvb : memref<2x64xf32, #smem>)
       readers(left, right = [kv_r])
   %sp = tle.pipe "score" capacity 1
       fields(p = %pbuf : memref<1x64x64xbf16, #sw>,
@@ -194,17 +201,10 @@ func.func @sparse_mla_pipe(
     %ln2 = arith.constant 0.693147182 : f32
     %scale2 = arith.mulf %sm_scale, %log2e : f32
     %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
-    %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
     %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
     %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
     %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
-    %skv_i32 = arith.index_cast %skv : index to i32
-    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col>
-
-    // Each tile's indices are loaded before its scores are retired.
-    %ids_first = tle.load %ids[%c0] padding(-1 : i32)
-        : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
     %q_l, %q_r, %q_t = tle.wait %qp reader "left"
         -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
 
@@ -214,8 +214,10 @@ func.func @sparse_mla_pipe(
     %nonempty = arith.cmpi sgt, %tiles, %c0 : index
     %m, %l, %acc = scf.if %nonempty
         -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
-      %k0_l, %k0_r, %k0_t = tle.wait %kvp[%c0 : index] reader "left"
-          -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      %k0_l, %k0_r, %k0_t, %k0_b = tle.wait %kvp[%c0 : index] reader "left"
+          -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>,
+             memref<64xf32, #smem>
+      %bias_first = tle.local_load %k0_b : memref<64xf32, #smem> -> tensor<64xf32, #col>
       %s0_t = tle.wgmma %q_t, %k0_t, %zero_s transpose_b
           : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
       %s0_tl = tle.wgmma %q_l, %k0_l, %s0_t transpose_b
@@ -223,21 +225,17 @@ func.func @sparse_mla_pipe(
       %s0 = tle.wgmma %q_r, %k0_r, %s0_tl transpose_b
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
       %last = arith.subi %tiles, %c1 : index
-      %m_run, %l_run, %acc_run, %s_last, %k_last, %id_last =
+      %m_run, %l_run, %acc_run, %s_last, %k_last, %bias_last =
           scf.for %i = %c0 to %last step %c1
           iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init,
-                    %s_cur = %s0, %k_l = %k0_l, %id = %ids_first)
+                    %s_cur = %s0, %k_l = %k0_l, %bias = %bias_first)
           -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
-              tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xi32, #col>) {
+              tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xf32, #col>) {
         %qk = tle.wgmma_wait %s_cur pending(0) : tensor<64x64xf32, #acc>
-        // Columns with an invalid index score -inf (one unsigned compare covers
-        // both ends).
-        %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
-        %valid_s = tle.broadcast %valid dim 0
-            : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-        %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
-        %logits = arith.select %valid_s, %scaled, %neg_inf
-            : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+        // Columns with an invalid index score -inf (the gather's bias).
+        %bias_s = tle.broadcast %bias dim 0
+            : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
+        %logits = math.fma %qk, %scale, %bias_s : tensor<64x64xf32, #acc>
 
         // Online softmax in base 2.
         %tile_max = tle.reduce max %logits dim 1
@@ -272,32 +270,27 @@ func.func @sparse_mla_pipe(
         %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
             : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
         %next = arith.addi %i, %c1 : index
-        %n_l, %n_r, %n_t = tle.wait %kvp[%next : index] reader "left"
-            -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+        %n_l, %n_r, %n_t, %n_b = tle.wait %kvp[%next : index] reader "left"
+            -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>,
+               memref<64xf32, #smem>
         %sn_t = tle.wgmma %q_t, %n_t, %zero_s transpose_b
             : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
         %sn_tl = tle.wgmma %q_l, %n_l, %sn_t transpose_b
             : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
         %s_next = tle.wgmma %q_r, %n_r, %sn_tl transpose_b
             : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
-        %k_first = arith.muli %next, %c64 : index
-        %id_next = tle.load %ids[%k_first] padding(-1 : i32)
-            : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
+        %bias_next = tle.local_load %n_b : memref<64xf32, #smem> -> tensor<64xf32, #col>
         %acc_new = tle.wgmma_wait %o_issued pending(3) : tensor<64x256xf32, #acc>
         tle.release %kvp[%i : index] reader "left"
-        scf.yield %m_new, %l_new, %acc_new, %s_next, %n_l, %id_next
+        scf.yield %m_new, %l_new, %acc_new, %s_next, %n_l, %bias_next
             : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
-              tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xi32, #col>
+              tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xf32, #col>
       }
       %qk_last = tle.wgmma_wait %s_last pending(0) : tensor<64x64xf32, #acc>
-      // Columns with an invalid index score -inf (one unsigned compare covers
-      // both ends).
-      %valid_e = arith.cmpi ult, %id_last, %id_end : tensor<64xi32, #col>
-      %valid_s_e = tle.broadcast %valid_e dim 0
-          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-      %scaled_e = arith.mulf %qk_last, %scale : tensor<64x64xf32, #acc>
-      %logits_e = arith.select %valid_s_e, %scaled_e, %neg_inf
-          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+      // Columns with an invalid index score -inf (the gather's bias).
+      %bias_s_e = tle.broadcast %bias_last dim 0
+          : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
+      %logits_e = math.fma %qk_last, %scale, %bias_s_e : tensor<64x64xf32, #acc>
 
       // Online softmax in base 2.
       %tile_max_e = tle.reduce max %logits_e dim 1
@@ -416,6 +409,10 @@ func.func @sparse_mla_pipe(
     tle.warp_return
   }
   partition "gather" warps(4) registers(88) {
+    %skv_i32 = arith.index_cast %skv : index to i32
+    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #lanes>
+    %zero_b = arith.constant dense<0.0> : tensor<64xf32, #lanes>
+    %ninf_b = arith.constant dense<0xFF800000> : tensor<64xf32, #lanes>
     %q_l = memref.subview %ql[0, 0, 0] [1, 64, 256] [1, 1, 1]
         : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
     %q_r = memref.subview %qr[0, 0, 0] [1, 64, 256] [1, 1, 1]
@@ -438,8 +435,9 @@ func.func @sparse_mla_pipe(
       %k_after = arith.addi %k_next, %c64 : index
       %next_ids = tle.load %ids[%k_after] padding(-1 : i32)
           : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
-      %l, %r, %t = tle.acquire %kvp[%i : index]
-          -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      %l, %r, %t, %b = tle.acquire %kvp[%i : index]
+          -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>,
+             memref<64xf32, #smem>
       tle.gather_rows %kv_rows_l rows(%tile_ids : tensor<64xi32, #lanes>) into %l
           l2_prefetch = 256 evict = evict_last
           : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
@@ -449,6 +447,11 @@ func.func @sparse_mla_pipe(
       tle.gather_rows %kv_rows_t rows(%tile_ids : tensor<64xi32, #lanes>) into %t
           l2_prefetch = 256 evict = evict_last
           : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+      // The tile's bias: one unsigned compare covers negative ids, ids
+      // past skv and the -1 that loads past topk_length give.
+      %ok = arith.cmpi ult, %tile_ids, %id_end : tensor<64xi32, #lanes>
+      %bias = arith.select %ok, %zero_b, %ninf_b : tensor<64xi1, #lanes>, tensor<64xf32, #lanes>
+      tle.local_store %bias, %b : tensor<64xf32, #lanes>, memref<64xf32, #smem>
       tle.commit %kvp[%i : index]
       scf.yield %next_ids : tensor<64xi32, #lanes>
     }

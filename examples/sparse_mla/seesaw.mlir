@@ -10,7 +10,10 @@
 //     halves of both tiles in the order the consumers need them: K0's left
 //     V half, K1's right half with its rope tail, K0's right half with its
 //     tail, K1's left half, each into its own one-slot pipe, so that each
-//     half is refilled as soon as its last reader releases it.
+//     half is refilled as soon as its last reader releases it. With the
+//     first half of each tile it publishes the tile's bias (0 for a valid
+//     index, -inf otherwise), so that the consumers add it with one fma
+//     per score instead of loading and comparing indices.
 //   wg0 (216 registers) computes S0 = Q K0^T and owns out[:, 0:256]; wg1
 //     computes S1 = Q K1^T and owns out[:, 256:512]. wg0 hands its row
 //     maximum to wg1 (pipe m0), wg1 merges it with its own and hands the
@@ -28,10 +31,12 @@
 
 // The sync plan shows the schedule: one full and one free barrier per half
 // buffer (k0l, k0r, k1l, k1r), which warp group frees which half (wg0
-// alone frees K0's left half as soon as its P0 . V0l retires; K0's right
-// half waits for both, since wg1 reads P0 from its tail), the two maximum
-// exchanges, and the fences before the tensor cores read P0 and P1
-// written by ordinary stores.
+// alone frees K0's left half as soon as its P0 . V0l retires, before it
+// waits for the pair's maximum; K0's right half waits for both, since wg1
+// reads P0 from its tail), the halves that also carry the bias (their
+// full barriers count the gather's cp.async and its ordinary stores), the
+// two maximum exchanges, and the fences before the tensor cores read P0
+// and P1 written by ordinary stores.
 // CHECK:sync plan for @sparse_mla_seesaw
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
@@ -44,11 +49,13 @@
 // CHECK-NEXT:                       q_r    64x256xbf16  32768
 // CHECK-NEXT:                       q_t    64x64xbf16   8192
 // CHECK-NEXT:  k0l    1             v      64x256xbf16  32768
+// CHECK-NEXT:                       bias   64xf32       256
 // CHECK-NEXT:  k0r    1             v      64x256xbf16  32768
 // CHECK-NEXT:                       t      64x64xbf16   8192
 // CHECK-NEXT:  k1l    1             v      64x256xbf16  32768
 // CHECK-NEXT:  k1r    1             v      64x256xbf16  32768
 // CHECK-NEXT:                       t      64x64xbf16   8192
+// CHECK-NEXT:                       bias   64xf32       256
 // CHECK-NEXT:  m0     1             m      64xf32       256
 // CHECK-NEXT:  m01    1             m      64xf32       256
 // CHECK-NEXT:  p0     1             p      64x64xbf16   8192
@@ -56,27 +63,27 @@
 // CHECK-NEXT:  final  1 (one_shot)  scale  64xf32       256
 // CHECK-NEXT:  l1     1 (one_shot)  l      64xf32       256
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier     slots  count  tx bytes  arrive      fence  arrives   waits
-// CHECK-NEXT:  q.full      1      128    0         cp_async    yes    gather    wg0, wg1
-// CHECK-NEXT:  k0l.full    1      128    0         cp_async    yes    gather    wg0
-// CHECK-NEXT:  k0l.free    1      128    0         per_thread  no     wg0       gather
-// CHECK-NEXT:  k0r.full    1      128    0         cp_async    yes    gather    wg0, wg1
-// CHECK-NEXT:  k0r.free    1      256    0         per_thread  no     wg0, wg1  gather
-// CHECK-NEXT:  k1l.full    1      128    0         cp_async    yes    gather    wg1, wg0
-// CHECK-NEXT:  k1l.free    1      256    0         per_thread  no     wg1, wg0  gather
-// CHECK-NEXT:  k1r.full    1      128    0         cp_async    yes    gather    wg1
-// CHECK-NEXT:  k1r.free    1      128    0         per_thread  no     wg1       gather
-// CHECK-NEXT:  m0.full     1      128    0         per_thread  no     wg0       wg1
-// CHECK-NEXT:  m0.free     1      128    0         per_thread  no     wg1       wg0
-// CHECK-NEXT:  m01.full    1      128    0         per_thread  no     wg1       wg0
-// CHECK-NEXT:  m01.free    1      128    0         per_thread  no     wg0       wg1
-// CHECK-NEXT:  p0.full     1      128    0         per_thread  yes    wg0       wg1
-// CHECK-NEXT:  p0.free     1      128    0         per_thread  no     wg1       wg0
-// CHECK-NEXT:  p1.full     1      128    0         per_thread  yes    wg1       wg0
-// CHECK-NEXT:  p1.free     1      128    0         per_thread  no     wg0       wg1
-// CHECK-NEXT:  final.full  1      128    0         per_thread  no     wg0       wg1
-// CHECK-NEXT:  l1.full     1      128    0         per_thread  no     wg1       wg0
-// CHECK-NEXT:shared memory: 230400 B of buffers + 152 B of barriers = 230552 B (before alignment)
+// CHECK-NEXT:  barrier     slots  count  tx bytes  arrive                   fence  arrives   waits
+// CHECK-NEXT:  q.full      1      128    0         cp_async                 yes    gather    wg0, wg1
+// CHECK-NEXT:  k0l.full    1      256    0         cp_async_and_per_thread  yes    gather    wg0
+// CHECK-NEXT:  k0l.free    1      128    0         per_thread               no     wg0       gather
+// CHECK-NEXT:  k0r.full    1      128    0         cp_async                 yes    gather    wg0, wg1
+// CHECK-NEXT:  k0r.free    1      256    0         per_thread               no     wg0, wg1  gather
+// CHECK-NEXT:  k1l.full    1      128    0         cp_async                 yes    gather    wg1, wg0
+// CHECK-NEXT:  k1l.free    1      256    0         per_thread               no     wg1, wg0  gather
+// CHECK-NEXT:  k1r.full    1      256    0         cp_async_and_per_thread  yes    gather    wg1
+// CHECK-NEXT:  k1r.free    1      128    0         per_thread               no     wg1       gather
+// CHECK-NEXT:  m0.full     1      128    0         per_thread               no     wg0       wg1
+// CHECK-NEXT:  m0.free     1      128    0         per_thread               no     wg1       wg0
+// CHECK-NEXT:  m01.full    1      128    0         per_thread               no     wg1       wg0
+// CHECK-NEXT:  m01.free    1      128    0         per_thread               no     wg0       wg1
+// CHECK-NEXT:  p0.full     1      128    0         per_thread               yes    wg0       wg1
+// CHECK-NEXT:  p0.free     1      128    0         per_thread               no     wg1       wg0
+// CHECK-NEXT:  p1.full     1      128    0         per_thread               yes    wg1       wg0
+// CHECK-NEXT:  p1.free     1      128    0         per_thread               no     wg0       wg1
+// CHECK-NEXT:  final.full  1      128    0         per_thread               no     wg0       wg1
+// CHECK-NEXT:  l1.full     1      128    0         per_thread               no     wg1       wg0
+// CHECK-NEXT:shared memory: 230912 B of buffers + 152 B of barriers = 231064 B (before alignment)
 
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
 // asynchronous (no C7514 serialisation).
@@ -178,8 +185,8 @@ func.func @sparse_mla_seesaw(
   %sink_rows = memref.subview %attn_sink[%h0] [64] [1]
       : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
 
-  // Q (72 KiB), K0 and K1 (2 x 72 KiB), P1 (8 KiB) and the exchanges:
-  // 225.5 KiB of the 227. P0 shares K0's rope tail.
+  // Q (72 KiB), K0 and K1 (2 x 72 KiB), P1 (8 KiB), the biases and the
+  // exchanges: 225.5 KiB of the 227. P0 shares K0's rope tail.
   %ql = tle.shared_alloc {name = "q_l"} : memref<1x64x256xbf16, #sw>
   %qr = tle.shared_alloc {name = "q_r"} : memref<1x64x256xbf16, #sw>
   %qt = tle.shared_alloc {name = "q_t"} : memref<1x64x64xbf16, #sw>
@@ -193,13 +200,16 @@ func.func @sparse_mla_seesaw(
   %m0b = tle.shared_alloc {name = "m0"} : memref<1x64xf32, #smem>
   %m01b = tle.shared_alloc {name = "m01"} : memref<1x64xf32, #smem>
   %fb = tle.shared_alloc {name = "scale"} : memref<1x64xf32, #smem>
+  %b0b = tle.shared_alloc {name = "bias0"} : memref<1x64xf32, #smem>
+  %b1b = tle.shared_alloc {name = "bias1"} : memref<1x64xf32, #smem>
   %l1b = tle.shared_alloc {name = "l1"} : memref<1x64xf32, #smem>
   %qp = tle.pipe "q" capacity 1 one_shot
       fields(q_l = %ql : memref<1x64x256xbf16, #sw>,
              q_r = %qr : memref<1x64x256xbf16, #sw>,
              q_t = %qt : memref<1x64x64xbf16, #sw>) readers(wg0, wg1)
   %k0lp = tle.pipe "k0l" capacity 1
-      fields(v = %k0l : memref<1x64x256xbf16, #sw>) readers(wg0)
+      fields(v = %k0l : memref<1x64x256xbf16, #sw>,
+             bias = %b0b : memref<1x64xf32, #smem>) readers(wg0)
   %k0rp = tle.pipe "k0r" capacity 1
       fields(v = %k0r : memref<1x64x256xbf16, #sw>,
              t = %k0t : memref<1x64x64xbf16, #sw>) readers(wg0, wg1)
@@ -207,7 +217,8 @@ func.func @sparse_mla_seesaw(
       fields(v = %k1l : memref<1x64x256xbf16, #sw>) readers(wg1, wg0)
   %k1rp = tle.pipe "k1r" capacity 1
       fields(v = %k1r : memref<1x64x256xbf16, #sw>,
-             t = %k1t : memref<1x64x64xbf16, #sw>) readers(wg1)
+             t = %k1t : memref<1x64x64xbf16, #sw>,
+             bias = %b1b : memref<1x64xf32, #smem>) readers(wg1)
   %m0p = tle.pipe "m0" capacity 1
       fields(m = %m0b : memref<1x64xf32, #smem>) readers(wg1)
   %m01p = tle.pipe "m01" capacity 1
@@ -234,23 +245,19 @@ func.func @sparse_mla_seesaw(
     %ln2 = arith.constant 0.693147182 : f32
     %scale2 = arith.mulf %sm_scale, %log2e : f32
     %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
-    %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
     %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
     %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
     %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
-    %skv_i32 = arith.index_cast %skv : index to i32
-    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col>
     %q_l, %q_r, %q_t = tle.wait %qp reader "wg0"
         -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
     %m, %l, %acc = scf.for %j = %c0 to %pairs step %c1
         iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
         -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
-      %first = arith.muli %j, %c128 : index
-      %id = tle.load %ids[%first] padding(-1 : i32)
-          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
       // S0 = Q K0^T: the left V half first, it arrives first.
-      %v0l = tle.wait %k0lp[%j : index] reader "wg0" -> memref<64x256xbf16, #sw>
+      %v0l, %bias_slot = tle.wait %k0lp[%j : index] reader "wg0"
+          -> memref<64x256xbf16, #sw>, memref<64xf32, #smem>
+      %bias = tle.local_load %bias_slot : memref<64xf32, #smem> -> tensor<64xf32, #col>
       %s_l = tle.wgmma %q_l, %v0l, %zero_s transpose_b
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
       %v0r, %t0 = tle.wait %k0rp[%j : index] reader "wg0"
@@ -261,12 +268,10 @@ func.func @sparse_mla_seesaw(
           : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
       %qk = tle.wgmma_wait %s_all pending(0) : tensor<64x64xf32, #acc>
 
-      %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
-      %valid_s = tle.broadcast %valid dim 0
-          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-      %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
-      %logits = arith.select %valid_s, %scaled, %neg_inf
-          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+      // Scaled scores plus the gather's bias: -inf for invalid ids.
+      %bias_s = tle.broadcast %bias dim 0
+          : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
+      %logits = math.fma %qk, %scale, %bias_s : tensor<64x64xf32, #acc>
 
       // wg0's maximum, to wg1.
       %tile_max = tle.reduce max %logits dim 1
@@ -295,6 +300,10 @@ func.func @sparse_mla_seesaw(
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
       %o_own = tle.wgmma %pa, %v0l, %acc_scaled
           : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
+      // K0's left half goes back as soon as P0 . V0l retires: the gather
+      // refills it first for the next pair.
+      %o_mid = tle.wgmma_wait %o_own pending(0) : tensor<64x256xf32, #acc>
+      tle.release %k0lp[%j : index] reader "wg0"
 
       // The pair's maximum from wg1: rescale P0 to it and hand it over
       // through K0's rope tail, which S0 no longer reads.
@@ -313,8 +322,6 @@ func.func @sparse_mla_seesaw(
       %l_pair = arith.mulf %l_own, %fix : tensor<64xf32, #row>
 
       // acc = acc * fix + P1 . V1l, P1 from wg1 through shared memory.
-      %o_mid = tle.wgmma_wait %o_own pending(0) : tensor<64x256xf32, #acc>
-      tle.release %k0lp[%j : index] reader "wg0"
       tle.release %k0rp[%j : index] reader "wg0"
       %fix_wide = tle.broadcast %fix dim 1
           : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
@@ -379,25 +386,19 @@ func.func @sparse_mla_seesaw(
     %log2e = arith.constant 1.44269504 : f32
     %scale2 = arith.mulf %sm_scale, %log2e : f32
     %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
-    %neg_inf = arith.constant dense<0xFF800000> : tensor<64x64xf32, #acc>
     %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
     %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
     %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
-    %skv_i32 = arith.index_cast %skv : index to i32
-    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #col>
     %q_l, %q_r, %q_t = tle.wait %qp reader "wg1"
         -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
     %m, %l, %acc = scf.for %j = %c0 to %pairs step %c1
         iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
         -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
-      %first = arith.muli %j, %c128 : index
-      %second = arith.addi %first, %c64 : index
-      %id = tle.load %ids[%second] padding(-1 : i32)
-          : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #col>
       // S1 = Q K1^T: the right half and the tail first, they arrive first.
-      %v1r, %t1 = tle.wait %k1rp[%j : index] reader "wg1"
-          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      %v1r, %t1, %bias_slot = tle.wait %k1rp[%j : index] reader "wg1"
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
+      %bias = tle.local_load %bias_slot : memref<64xf32, #smem> -> tensor<64xf32, #col>
       %s_t = tle.wgmma %q_t, %t1, %zero_s transpose_b
           : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
       %s_tr = tle.wgmma %q_r, %v1r, %s_t transpose_b
@@ -408,12 +409,10 @@ func.func @sparse_mla_seesaw(
       %qk = tle.wgmma_wait %s_all pending(0) : tensor<64x64xf32, #acc>
       tle.release %k1lp[%j : index] reader "wg1"
 
-      %valid = arith.cmpi ult, %id, %id_end : tensor<64xi32, #col>
-      %valid_s = tle.broadcast %valid dim 0
-          : tensor<64xi1, #col> -> tensor<64x64xi1, #acc>
-      %scaled = arith.mulf %qk, %scale : tensor<64x64xf32, #acc>
-      %logits = arith.select %valid_s, %scaled, %neg_inf
-          : tensor<64x64xi1, #acc>, tensor<64x64xf32, #acc>
+      // Scaled scores plus the gather's bias: -inf for invalid ids.
+      %bias_s = tle.broadcast %bias dim 0
+          : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
+      %logits = math.fma %qk, %scale, %bias_s : tensor<64x64xf32, #acc>
 
       // The pair's maximum: wg0's merged with this tile's, back to wg0.
       %tile_max = tle.reduce max %logits dim 1
@@ -479,6 +478,10 @@ func.func @sparse_mla_seesaw(
     tle.warp_return
   }
   partition "gather" warps(4) registers(72) {
+    %skv_i32 = arith.index_cast %skv : index to i32
+    %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #lanes>
+    %zero_b = arith.constant dense<0.0> : tensor<64xf32, #lanes>
+    %ninf_b = arith.constant dense<0xFF800000> : tensor<64xf32, #lanes>
     %q_l = memref.subview %ql[0, 0, 0] [1, 64, 256] [1, 1, 1]
         : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
     %q_r = memref.subview %qr[0, 0, 0] [1, 64, 256] [1, 1, 1]
@@ -499,21 +502,29 @@ func.func @sparse_mla_seesaw(
           : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
       %ids1 = tle.load %ids[%second] padding(-1 : i32)
           : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
+      // Each tile's bias: one unsigned compare covers negative ids, ids
+      // past skv and the -1 that loads past topk_length give.
+      %ok0 = arith.cmpi ult, %ids0, %id_end : tensor<64xi32, #lanes>
+      %bias0 = arith.select %ok0, %zero_b, %ninf_b : tensor<64xi1, #lanes>, tensor<64xf32, #lanes>
+      %ok1 = arith.cmpi ult, %ids1, %id_end : tensor<64xi32, #lanes>
+      %bias1 = arith.select %ok1, %zero_b, %ninf_b : tensor<64xi1, #lanes>, tensor<64xf32, #lanes>
       // K0's left half, K1's right half and tail, K0's right half and
       // tail, K1's left half: the order in which wg0 and wg1 read them.
-      %v0l = tle.acquire %k0lp[%j : index] -> memref<64x256xbf16, #sw>
+      %v0l, %b0 = tle.acquire %k0lp[%j : index] -> memref<64x256xbf16, #sw>, memref<64xf32, #smem>
       tle.gather_rows %kv_rows_l rows(%ids0 : tensor<64xi32, #lanes>) into %v0l
           l2_prefetch = 256 evict = evict_last
           : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+      tle.local_store %bias0, %b0 : tensor<64xf32, #lanes>, memref<64xf32, #smem>
       tle.commit %k0lp[%j : index]
-      %v1r, %t1 = tle.acquire %k1rp[%j : index]
-          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      %v1r, %t1, %b1 = tle.acquire %k1rp[%j : index]
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       tle.gather_rows %kv_rows_r rows(%ids1 : tensor<64xi32, #lanes>) into %v1r
           l2_prefetch = 256 evict = evict_last
           : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
       tle.gather_rows %kv_rows_t rows(%ids1 : tensor<64xi32, #lanes>) into %t1
           l2_prefetch = 256 evict = evict_last
           : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+      tle.local_store %bias1, %b1 : tensor<64xf32, #lanes>, memref<64xf32, #smem>
       tle.commit %k1rp[%j : index]
       %v0r, %t0 = tle.acquire %k0rp[%j : index]
           -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>

@@ -40,6 +40,9 @@ struct Gather {
   /// The destination's row-major row length (no swizzle).
   int64_t columns;
   Value sourceRows, rowStride, sourceAddress, destAddress, tid, zero;
+  /// With `rows(...)`: min(sourceRows, 2^31) as an i32, the bound an i32
+  /// index is compared with, unsigned (negative indices wrap past it).
+  Value rowLimit;
   /// With `rows(...)`: each warp's copy of the indices, lane l of register
   /// g holding row 32 g + l; with `from`, empty and `first` set.
   SmallVector<Value> rowIndices;
@@ -181,8 +184,8 @@ static Value emitShuffledIndex(OpBuilder &b, Location loc, Value held,
       .getShuffleResult();
 }
 
-/// The source row of destination row `row`: its index, taken from the lane
-/// of its warp that holds it, or `first` + `row`.
+/// The source row of destination row `row`: its index (an i32), taken from
+/// the lane of its warp that holds it, or `first` + `row` (an index).
 static Value emitSourceRow(OpBuilder &b, Location loc, const Gather &g,
                            Value row) {
   if (g.rowIndices.empty())
@@ -205,18 +208,31 @@ static Value emitSourceRow(OpBuilder &b, Location loc, const Gather &g,
                                           group, createIndex(b, loc, i));
     index = arith::SelectOp::create(b, loc, isGroup, shuffled, index);
   }
-  return arith::IndexCastOp::create(b, loc, b.getIndexType(), index);
+  return index;
 }
 
 /// A pointer to source row `sourceRow` plus `columnBytes`, row 0's when
 /// the index is out of range, and the bytes to read from it (16 or 0).
+/// An i32 index (rows(...)) is checked and replaced in 32 bits and only
+/// then widened, as the non-negative row it now is: one compare and one
+/// select per row, and a 32 x 32 -> 64-bit multiply-add for the address.
 static std::pair<Value, Value> emitSourcePiece(OpBuilder &b, Location loc,
                                                const Gather &g, Value sourceRow,
                                                Value columnBytes) {
   // Negative indices wrap to huge unsigned values: one compare.
-  Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                      sourceRow, g.sourceRows);
-  Value safeRow = arith::SelectOp::create(b, loc, valid, sourceRow, g.zero);
+  Value valid, safeRow;
+  if (sourceRow.getType().isInteger(32)) {
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, sourceRow,
+                                  g.rowLimit);
+    safeRow = arith::IndexCastUIOp::create(
+        b, loc, b.getIndexType(),
+        arith::SelectOp::create(b, loc, valid, sourceRow,
+                                createI32(b, loc, 0)));
+  } else {
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, sourceRow,
+                                  g.sourceRows);
+    safeRow = arith::SelectOp::create(b, loc, valid, sourceRow, g.zero);
+  }
   Value rowBytes = arith::MulIOp::create(
       b, loc, arith::MulIOp::create(b, loc, safeRow, g.rowStride),
       createIndex(b, loc, g.elementBytes));
@@ -272,10 +288,8 @@ static void emitTiledCopies(OpBuilder &b, Location loc, const Gather &g,
           b, loc, b.getI32Type(),
           arith::AddIOp::create(b, loc, firstRow,
                                 index(rowOffset % hopper::kWarpSize)));
-      sourceRow = arith::IndexCastOp::create(
-          b, loc, b.getIndexType(),
-          emitShuffledIndex(b, loc, g.rowIndices[rowOffset / hopper::kWarpSize],
-                            lane));
+      sourceRow = emitShuffledIndex(
+          b, loc, g.rowIndices[rowOffset / hopper::kWarpSize], lane);
     }
     auto [src, bytes] = emitSourcePiece(b, loc, g, sourceRow, columnBytes);
     int64_t rowConstant = rowOffset * (g.swizzle != 0 ? g.swizzle : rowBytes);
@@ -359,6 +373,14 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
     g.tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
     g.zero = createIndex(rewriter, loc, 0);
     g.rowIndices = loadRowIndices(rewriter, loc, op, adaptor.getIndices(), g);
+    if (!g.rowIndices.empty()) {
+      // Every i32 index is below 2^31: a larger source compares as 2^31.
+      Value limit =
+          arith::MinUIOp::create(rewriter, loc, g.sourceRows,
+                                 createIndex(rewriter, loc, int64_t{1} << 31));
+      g.rowLimit = arith::IndexCastUIOp::create(rewriter, loc,
+                                                rewriter.getI32Type(), limit);
+    }
     g.first = adaptor.getFirst();
     g.hints.prefetch = op.getL2Prefetch();
     g.hints.eviction = op.getEviction();

@@ -21,7 +21,8 @@
 // pattern is applied to the tile's address plus the thread's offset: with
 // the base left apart, ptxas 13.0 emits an LDGSTS that faults (see
 // getAsyncCopyDestination). An index outside [0, R) copies 0 bytes
-// (cp.async zero-fills) from row 0's address.
+// (cp.async zero-fills) from row 0's address; the i32 index is compared
+// (unsigned, with min(R, 2^31)) and replaced in 32 bits, then widened.
 // CHECK-LABEL: func.func @gather_rows_indexed
 // CHECK-SAME: (%[[SRC:[^:]*]]: memref<?x576xbf16, {{.*}}>, %[[IDS:[^:]*]]: memref<64xi32, {{.*}}>)
 // CHECK: partition "gather" warps(4) {
@@ -36,6 +37,9 @@
 // CHECK-NEXT: %[[CLAMP0:.*]] = arith.minui %[[ROW0]], %[[LAST0]] : index
 // CHECK-NEXT: %[[ID0:.*]] = memref.load %[[IDS]][%[[CLAMP0]]]
 // CHECK: %[[ID1:.*]] = memref.load %[[IDS]]
+// CHECK-NEXT: %[[CAP:.*]] = arith.constant 2147483648 : index
+// CHECK-NEXT: %[[CAPPED:.*]] = arith.minui %[[SIZES]]#0, %[[CAP]] : index
+// CHECK-NEXT: %[[LIMIT:.*]] = arith.index_castui %[[CAPPED]] : index to i32
 // CHECK-NOT: memref.load
 // CHECK-NOT: scf.for
 // CHECK: %[[COL:.*]] = arith.remui %[[TID]], %c8{{.*}} : index
@@ -61,9 +65,10 @@
 // CHECK: %[[L0:.*]] = arith.addi %[[FIRST]], %c0{{.*}} : index
 // CHECK-NEXT: %[[L0I:.*]] = arith.index_cast %[[L0]] : index to i32
 // CHECK: %[[X0:.*]], %{{.*}} = gpu.shuffle  idx %[[ID0]], %[[L0I]], %{{.*}} : i32
-// CHECK-NEXT: %[[SROW:.*]] = arith.index_cast %[[X0]] : i32 to index
-// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ult, %[[SROW]], %[[SIZES]]#0 : index
-// CHECK-NEXT: %[[SAFE:.*]] = arith.select %[[VALID]], %[[SROW]], %[[ZERO]] : index
+// CHECK-NEXT: %[[VALID:.*]] = arith.cmpi ult, %[[X0]], %[[LIMIT]] : i32
+// CHECK-NEXT: %[[ZERO32:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: %[[SAFE32:.*]] = arith.select %[[VALID]], %[[X0]], %[[ZERO32]] : i32
+// CHECK-NEXT: %[[SAFE:.*]] = arith.index_castui %[[SAFE32]] : i32 to index
 // CHECK: %[[SLIN:.*]] = arith.muli %[[SAFE]], %[[STRIDES]]#0 : index
 // CHECK-NEXT: %[[SBYTES:.*]] = arith.muli %[[SLIN]], %{{.*}} : index
 // CHECK-NEXT: arith.addi %[[SBYTES]], %[[COLB]] : index
@@ -203,11 +208,10 @@ func.func @gather_rows_tensor_indices(%src: memref<?x64xbf16, strided<[64, 1], o
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c1{{(_[0-9]+)?}} step
 // CHECK: %[[PIECE:.*]] = arith.addi %{{.*}}, %{{.*}} : index
 // CHECK: %[[X:.*]], %{{.*}} = gpu.shuffle  idx %[[ID]], %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT: %[[SROW:.*]] = arith.index_cast %[[X]] : i32 to index
 // CHECK-NEXT: %[[PIECES:.*]] = arith.constant 64 : index
 // CHECK-NEXT: %[[HAS:.*]] = arith.cmpi ult, %[[PIECE]], %[[PIECES]] : index
 // CHECK-NEXT: scf.if %[[HAS]] {
-// CHECK: arith.cmpi ult, %[[SROW]], %{{.*}}#0 : index
+// CHECK: arith.cmpi ult, %[[X]], %{{.*}} : i32
 // CHECK: nvvm.cp.async.shared.global
 // CHECK-NEXT: }
 // CHECK-NEXT: }

@@ -1,0 +1,40 @@
+"""One call of one SparseMLA implementation on the profiling case of issue
+12 (SQ=512, SKV=65536, H=128, topk=2048, score-order ids), for a profiler
+to capture:
+
+    ncu --kernel-name regex:"sparse_attn_fwd_kernel|sparse_mla" ... \
+        python3 utils/sparse_mla_ncu_case.py IMPL [NAME=KERNEL ...]
+
+IMPL is a name of `python -m tle.bench.sparse_mla --impl` (flashmla,
+tle_seesaw, tle_NAME with NAME=KERNEL given, ...); tle must be importable.
+"""
+
+import math
+import sys
+
+import torch
+
+from tle.bench import sparse_mla as bench
+from tle.sparse_mla.inputs import make_inputs
+
+
+class _Options:
+    flashmla_peer = None
+    tle_kernel = None
+
+
+def main(argv):
+    if not argv:
+        sys.exit(__doc__)
+    options = _Options()
+    options.tle_kernel = argv[1:]
+    loaders, _ = bench.select_implementations(argv[0], options)
+    fn = loaders[argv[0]](options)
+    q, kv, idx = make_inputs(512, 65536, 128, 2048, seed=7)
+    torch.cuda.synchronize()
+    fn(q, kv, idx, 1 / math.sqrt(576))
+    torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,34 +1,41 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 //
 // C[M, N] = A[M, K] . B[K, N]: bf16 inputs, fp32 accumulation, bf16 output,
 // all row-major. One CTA computes a 128 x 256 tile of C.
 //
 // A one-warp producer streams 128 x 64 tiles of A and 64 x 256 tiles of B
-// through the four-slot pipe `ab` with TMA; the eight-warp consumer (two
-// warp groups, 64 rows of the tile each) multiplies every slot into its
-// fp32 accumulator with wgmma straight from shared memory, and finally
-// writes its rows of C. Nothing in this file is a barrier: the compiler
-// derives the mbarriers, their transaction bytes, slots and parities, and
-// the register split.
+// through the four-slot pipe `ab` with TMA; two consumer warp groups, one
+// partition each (mma0 and mma1), take 64 rows of the tile: each
+// multiplies its half of every A slot and the whole B slot into its fp32
+// accumulator with wgmma straight from shared memory. At the end each
+// reclaims one B slot of the drained pipe, writes its rows of C there as
+// bf16 (stmatrix) and stores them with TMA. Nothing in this file is a
+// barrier or a fence: the compiler derives the mbarriers, their
+// transaction bytes, slots and parities, the proxy fence and partition
+// barriers around the TMA store, and the register split.
 //
 // Grid: (N / 256, M / 128). Requires K a multiple of 64, M of 128, N of 256.
+// C is taken as a tensor map with 64 x 64 boxes (tle-run's gemm problem and
+// tle.bench.gemm make it).
 
 // What the compiler derives for this kernel.
 //      CHECK:sync plan for @gemm
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
-// CHECK-NEXT:  mma        8      0           232        1
-// CHECK-NEXT:  tma        1      8           40         2
+// CHECK-NEXT:  mma0       4      0           232        1
+// CHECK-NEXT:  mma1       4      4           232        2
+// CHECK-NEXT:  tma        1      8           40         3
 // CHECK-NEXT:pipes:
 // CHECK-NEXT:  pipe  capacity  field  slot         bytes/slot
 // CHECK-NEXT:  ab    4         a      128x64xbf16  16384
 // CHECK-NEXT:                  b      64x256xbf16  32768
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives  waits
-// CHECK-NEXT:  ab.full  4      1      49152     expect_tx   no     tma      mma
-// CHECK-NEXT:  ab.free  4      256    0         per_thread  no     mma      tma
+// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives     waits
+// CHECK-NEXT:  ab.full  4      1      49152     expect_tx   no     tma         mma0, mma1
+// CHECK-NEXT:  ab.free  4      256    0         per_thread  no     mma0, mma1  tma
 // CHECK-NEXT:shared memory: 196608 B of buffers + 64 B of barriers = 196672 B (before alignment)
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
@@ -36,12 +43,22 @@
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 // PTXAS-NEXT: {{.*}}Used {{[0-9]+}} registers
 
+// Each consumer's epilogue: its rows as stmatrix into the reclaimed slot,
+// the proxy fence and its named barrier, one thread's four TMA stores (64 x
+// 64 boxes) and the wait until they have read the slot.
+// PTX: stmatrix.sync.aligned.m8n8.x4.shared.b16
+// PTX: fence.proxy.async.shared::cta;
+// PTX-NEXT: bar.sync {{[12]}}, 128;
+// PTX-COUNT-4: cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group
+// PTX: cp.async.bulk.commit_group;
+// PTX-NEXT: cp.async.bulk.wait_group.read 0;
+
 #sw = #tle.shared<swizzle = 128>
-#acc = #tle.mma<warp_groups = [2, 1]>
+#acc = #tle.mma<warp_groups = [1, 1]>
 
 func.func @gemm(%a: !tle.tensor_map<128x64xbf16, swizzle = 128>,
                 %b: !tle.tensor_map<64x64xbf16, swizzle = 128>,
-                %c: memref<?x?xbf16>, %k: index)
+                %c: !tle.tensor_map<64x64xbf16, swizzle = 128>, %k: index)
     attributes {tle.grid = "(N / 256, M / 128, 1): one CTA per 128x256 tile of C"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -77,30 +94,81 @@ func.func @gemm(%a: !tle.tensor_map<128x64xbf16, swizzle = 128>,
   %ab = tle.pipe "ab" capacity 4
       fields(a = %abuf : memref<4x128x64xbf16, #sw>,
              b = %bbuf : memref<4x64x256xbf16, #sw>)
-      readers(mma)
+      readers(mma0, mma1)
 
   tle.warp_specialize
-  default "mma" warps(8) registers(232) {
-    %zero = arith.constant dense<0.0> : tensor<128x256xf32, #acc>
+  default "mma0" warps(4) registers(232) {
+    %zero = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
     %sum = scf.for %i = %c0 to %steps step %c1
-        iter_args(%acc = %zero) -> tensor<128x256xf32, #acc> {
-      %at, %bt = tle.wait %ab[%i : index] reader "mma"
+        iter_args(%acc = %zero) -> tensor<64x256xf32, #acc> {
+      %at, %bt = tle.wait %ab[%i : index] reader "mma0"
           -> memref<128x64xbf16, #sw>, memref<64x256xbf16, #sw>
-      %d = tle.wgmma %at, %bt, %acc
-          : memref<128x64xbf16, #sw>, memref<64x256xbf16, #sw>,
-            tensor<128x256xf32, #acc>
+      // Rows 0-63 of the A tile: a whole 8-row-group view of its one chunk.
+      %ah = memref.subview %at[0, 0] [64, 64] [1, 1]
+          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1], offset: 0>, #sw>
+      %d = tle.wgmma %ah, %bt, %acc
+          : memref<64x64xbf16, strided<[64, 1], offset: 0>, #sw>, memref<64x256xbf16, #sw>,
+            tensor<64x256xf32, #acc>
       // The multiply still reads the slot: the compiler makes the release
       // take effect when a wgmma_wait retires it, here in the next
       // iteration, so this multiply overlaps the next wait.
-      tle.release %ab[%i : index] reader "mma"
-      %issued = tle.wgmma_wait %d pending(1) : tensor<128x256xf32, #acc>
-      scf.yield %issued : tensor<128x256xf32, #acc>
+      tle.release %ab[%i : index] reader "mma0"
+      %issued = tle.wgmma_wait %d pending(1) : tensor<64x256xf32, #acc>
+      scf.yield %issued : tensor<64x256xf32, #acc>
     }
-    %done = tle.wgmma_wait %sum pending(0) : tensor<128x256xf32, #acc>
-    // Epilogue: round to bf16 and store this warp group's rows of C.
-    %out = arith.truncf %done : tensor<128x256xf32, #acc> to tensor<128x256xbf16, #acc>
-    tle.store %out, %c[%m0, %n0] : tensor<128x256xbf16, #acc>, memref<?x?xbf16>
+    %done = tle.wgmma_wait %sum pending(0) : tensor<64x256xf32, #acc>
+    // Epilogue: round to bf16, stage the rows in B's slot 0 once both
+    // consumers are done with the pipe (tle.reclaim; the other takes slot
+    // 1), and store them with TMA, which leaves out rows and columns
+    // past C's end.
+    %out = arith.truncf %done : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
+    %slot = memref.subview %bbuf[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<4x64x256xbf16, #sw> to memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
+    %stage = tle.reclaim %ab reader "mma0" scratch %slot
+        : memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
+    tle.local_store %out, %stage
+        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
+    tle.tma_store %c[%m0, %n0] from %stage
+        : !tle.tensor_map<64x64xbf16, swizzle = 128>,
+          memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
     tle.warp_yield
+  }
+  partition "mma1" warps(4) registers(232) {
+    %zero = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
+    %sum = scf.for %i = %c0 to %steps step %c1
+        iter_args(%acc = %zero) -> tensor<64x256xf32, #acc> {
+      %at, %bt = tle.wait %ab[%i : index] reader "mma1"
+          -> memref<128x64xbf16, #sw>, memref<64x256xbf16, #sw>
+      // Rows 64-127 of the A tile.
+      %ah = memref.subview %at[64, 0] [64, 64] [1, 1]
+          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1], offset: 4096>, #sw>
+      %d = tle.wgmma %ah, %bt, %acc
+          : memref<64x64xbf16, strided<[64, 1], offset: 4096>, #sw>, memref<64x256xbf16, #sw>,
+            tensor<64x256xf32, #acc>
+      // The multiply still reads the slot: the compiler makes the release
+      // take effect when a wgmma_wait retires it, here in the next
+      // iteration, so this multiply overlaps the next wait.
+      tle.release %ab[%i : index] reader "mma1"
+      %issued = tle.wgmma_wait %d pending(1) : tensor<64x256xf32, #acc>
+      scf.yield %issued : tensor<64x256xf32, #acc>
+    }
+    %done = tle.wgmma_wait %sum pending(0) : tensor<64x256xf32, #acc>
+    // Epilogue: round to bf16, stage the rows in B's slot 1 once both
+    // consumers are done with the pipe (tle.reclaim; the other takes slot
+    // 0), and store them with TMA, which leaves out rows and columns
+    // past C's end.
+    %out = arith.truncf %done : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
+    %slot = memref.subview %bbuf[1, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<4x64x256xbf16, #sw> to memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
+    %stage = tle.reclaim %ab reader "mma1" scratch %slot
+        : memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
+    tle.local_store %out, %stage
+        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
+    %row = arith.addi %m0, %c64 : index
+    tle.tma_store %c[%row, %n0] from %stage
+        : !tle.tensor_map<64x64xbf16, swizzle = 128>,
+          memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
+    tle.warp_return
   }
   partition "tma" warps(1) registers(40) {
     scf.for %i = %c0 to %steps step %c1 {

@@ -14,11 +14,13 @@
 //   a  !tle.tensor_map<BMx64xbf16, swizzle = 128>   over A [M, K]
 //   b  !tle.tensor_map<64x64xbf16, swizzle = 128>   over B [K, N]
 //   c  memref<?x?xbf16>                              [M, N]
+//      or !tle.tensor_map<RxCxbf16, swizzle = ...>   over C (TMA stores)
 //   k  index                                         K
 //
 // The boxes are read from the kernel's arguments: a's rows must be bm, b's
-// rows a's columns (the K step BK, which must divide k), and b's columns
-// must divide bn. Grid (N / bn, M / bm, 1).
+// rows a's columns (the K step BK, which must divide k), b's columns
+// must divide bn, and a box of C must divide bm x bn. Grid (N / bn,
+// M / bm, 1).
 //
 // Plain C++17 without LLVM: tle-run links this on GPU machines that have the
 // CUDA driver and nothing else.

@@ -64,6 +64,9 @@ static LogicalResult checkLowerable(Operation *op) {
                             "(between tle.acquire and tle.commit, or a "
                             "one_shot pipe's buffer before its tle.commit) "
                             "and run through --tle-lower-pipes first");
+  if (auto store = dyn_cast<TMAStoreOp>(op); store && !store.getIssued())
+    return store.emitOpError("must be expanded for its partition first; run "
+                             "--tle-distribute-tensors");
   if (isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp>(
           op) &&
       llvm::any_of(op->getOperandTypes(), [](Type type) {

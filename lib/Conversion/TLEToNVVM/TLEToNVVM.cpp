@@ -224,10 +224,66 @@ struct MBarrierArriveOpLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
   }
 };
 
+/// The boxes a TMA copy of a shared-memory tile of `tileType` through a map
+/// with box `box` splits into: for each, the element offset in the tile
+/// and the offsets to add to the copy's coordinates (innermost first). A
+/// swizzled tile stores its column chunks one after another, so box (i, j)
+/// of an [R, C] tile lies at chunk j, row i * box rows.
+struct TMABox {
+  int64_t elementOffset, columnOffset, rowOffset;
+};
+static SmallVector<TMABox> getTMABoxes(MemRefType tileType,
+                                       ArrayRef<int64_t> box) {
+  bool is2D = tileType.getRank() == 2;
+  int64_t rows = is2D ? tileType.getDimSize(0) : 1;
+  int64_t columns = tileType.getShape().back();
+  int64_t boxRows = is2D && box.size() > 1 ? box[box.size() - 2] : 1;
+  int64_t boxColumns = box.back();
+  SmallVector<TMABox> boxes;
+  for (int64_t j = 0; j < columns / boxColumns; ++j)
+    for (int64_t i = 0; i < rows / boxRows; ++i) {
+      int64_t offset = getSwizzleBytes(tileType) == 0
+                           ? i * boxRows * columns
+                           : j * rows * boxColumns + i * boxRows * boxColumns;
+      boxes.push_back({offset, j * boxColumns, i * boxRows});
+    }
+  return boxes;
+}
+
+/// The start of the tile `memref` (its aligned pointer plus its offset).
+static Value getTileStart(OpBuilder &b, Location loc, Value memref,
+                          Type elementType) {
+  MemRefDescriptor tile(memref);
+  Value aligned = tile.alignedPtr(b, loc);
+  return LLVM::GEPOp::create(b, loc, aligned.getType(), elementType, aligned,
+                             tile.offset(b, loc));
+}
+
+/// `coordinates` (index values, outermost first) as i32, innermost first
+/// as PTX lists them.
+static SmallVector<Value> getCopyCoordinates(OpBuilder &b, Location loc,
+                                             ValueRange coordinates) {
+  SmallVector<Value> result;
+  for (Value c : llvm::reverse(coordinates))
+    result.push_back(LLVM::TruncOp::create(b, loc, b.getI32Type(), c));
+  return result;
+}
+
+/// The coordinates of `box` (getCopyCoordinates plus its offsets).
+static SmallVector<Value> getBoxCoordinates(OpBuilder &b, Location loc,
+                                            ArrayRef<Value> coordinates,
+                                            const TMABox &box, bool is2D) {
+  SmallVector<Value> result(coordinates);
+  result[0] = LLVM::AddOp::create(b, loc, result[0],
+                                  createI32Constant(b, loc, box.columnOffset));
+  if (is2D && result.size() > 1)
+    result[1] = LLVM::AddOp::create(b, loc, result[1],
+                                    createI32Constant(b, loc, box.rowOffset));
+  return result;
+}
+
 /// tle.tma_load -> one cp.async.bulk.tensor per box of the destination,
-/// each completing on the slot's full barrier. A swizzled tile stores its
-/// column chunks one after another, so box (i, j) of an [R, C] tile lands
-/// at chunk j, row i * box rows.
+/// each completing on the slot's full barrier.
 struct TMALoadOpLowering : ConvertOpToLLVMPattern<TMALoadOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -238,62 +294,78 @@ struct TMALoadOpLowering : ConvertOpToLLVMPattern<TMALoadOp> {
       return rewriter.notifyMatchFailure(op, "no barrier");
     Location loc = op.getLoc();
     MemRefType destType = op.getDestination().getType();
-    ArrayRef<int64_t> box = op.getTensorMap().getType().getBox();
-    bool is2D = destType.getRank() == 2;
-    int64_t rows = is2D ? destType.getDimSize(0) : 1;
-    int64_t columns = destType.getShape().back();
-    int64_t boxRows = is2D && box.size() > 1 ? box[box.size() - 2] : 1;
-    int64_t boxColumns = box.back();
     Type elementType =
         getTypeConverter()->convertType(destType.getElementType());
-
-    MemRefDescriptor dest(adaptor.getDestination());
-    Value base = LLVM::GEPOp::create(
-        rewriter, loc, dest.alignedPtr(rewriter, loc).getType(), elementType,
-        dest.alignedPtr(rewriter, loc), dest.offset(rewriter, loc));
+    Value base =
+        getTileStart(rewriter, loc, adaptor.getDestination(), elementType);
     Value barrier =
         getBarrierPtr(rewriter, loc, *getTypeConverter(), op.getBarriers(),
                       adaptor.getBarriers(), adaptor.getBarrierIndex());
-    // PTX lists coordinates innermost first.
-    SmallVector<Value> coordinates;
-    for (Value c : llvm::reverse(adaptor.getCoordinates()))
-      coordinates.push_back(
-          LLVM::TruncOp::create(rewriter, loc, rewriter.getI32Type(), c));
     auto mode = NVVM::TMALoadModeAttr::get(rewriter.getContext(),
                                            NVVM::TMALoadMode::TILE);
-    for (int64_t j = 0; j < columns / boxColumns; ++j) {
-      for (int64_t i = 0; i < rows / boxRows; ++i) {
-        int64_t elementOffset =
-            j * rows * boxColumns + i * boxRows * boxColumns;
-        if (getSwizzleBytes(destType) == 0)
-          elementOffset = i * boxRows * columns;
-        Value dst = LLVM::GEPOp::create(
-            rewriter, loc, base.getType(), elementType, base,
-            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(elementOffset)});
-        SmallVector<Value> boxCoordinates(coordinates);
-        boxCoordinates[0] = LLVM::AddOp::create(
-            rewriter, loc, coordinates[0],
-            createI32Constant(rewriter, loc, j * boxColumns));
-        if (is2D && box.size() > 1)
-          boxCoordinates[1] = LLVM::AddOp::create(
-              rewriter, loc, coordinates[1],
-              createI32Constant(rewriter, loc, i * boxRows));
-        // The CTA's own shared memory, addressed in the cluster window that
-        // the shared::cluster form of the copy takes.
-        Value clusterDst = LLVM::AddrSpaceCastOp::create(
-            rewriter, loc,
-            LLVM::LLVMPointerType::get(
-                rewriter.getContext(),
-                static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
-            dst);
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            rewriter, loc, clusterDst, adaptor.getTensorMap(), boxCoordinates,
-            barrier, /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-            /*l2CacheHint=*/Value(), mode,
-            /*isCTAOnly=*/rewriter.getBoolAttr(false),
-            /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
-      }
+    SmallVector<Value> coordinates =
+        getCopyCoordinates(rewriter, loc, adaptor.getCoordinates());
+    for (const TMABox &box :
+         getTMABoxes(destType, op.getTensorMap().getType().getBox())) {
+      Value dst = LLVM::GEPOp::create(
+          rewriter, loc, base.getType(), elementType, base,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(box.elementOffset)});
+      SmallVector<Value> boxCoordinates = getBoxCoordinates(
+          rewriter, loc, coordinates, box, destType.getRank() == 2);
+      // The CTA's own shared memory, addressed in the cluster window that
+      // the shared::cluster form of the copy takes.
+      Value clusterDst = LLVM::AddrSpaceCastOp::create(
+          rewriter, loc,
+          LLVM::LLVMPointerType::get(
+              rewriter.getContext(),
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::SharedCluster)),
+          dst);
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc, clusterDst, adaptor.getTensorMap(), boxCoordinates,
+          barrier, /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+          /*l2CacheHint=*/Value(), mode,
+          /*isCTAOnly=*/rewriter.getBoolAttr(false),
+          /*group=*/NVVM::CTAGroupKindAttr(), /*predicate=*/Value());
     }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tle.tma_store (issued) -> one cp.async.bulk.tensor per box of the
+/// source into one bulk async-group, committed, and a wait until the
+/// group has read the tile (wait_group.read 0): the thread that issues it
+/// returns when shared memory may be written again.
+struct TMAStoreOpLowering : ConvertOpToLLVMPattern<TMAStoreOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(TMAStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getIssued())
+      return rewriter.notifyMatchFailure(op, "not expanded");
+    Location loc = op.getLoc();
+    MemRefType sourceType = op.getSource().getType();
+    Type elementType =
+        getTypeConverter()->convertType(sourceType.getElementType());
+    Value base = getTileStart(rewriter, loc, adaptor.getSource(), elementType);
+    SmallVector<Value> coordinates =
+        getCopyCoordinates(rewriter, loc, adaptor.getCoordinates());
+    for (const TMABox &box :
+         getTMABoxes(sourceType, op.getTensorMap().getType().getBox())) {
+      Value src = LLVM::GEPOp::create(
+          rewriter, loc, base.getType(), elementType, base,
+          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(box.elementOffset)});
+      NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+          rewriter, loc, adaptor.getTensorMap(), src,
+          getBoxCoordinates(rewriter, loc, coordinates, box,
+                            sourceType.getRank() == 2),
+          /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+          /*predicate=*/Value());
+    }
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, /*group=*/0,
+                                         /*read=*/rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -303,8 +375,7 @@ struct TMALoadOpLowering : ConvertOpToLLVMPattern<TMALoadOp> {
 
 void mlir::tle::populateTLEToNVVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns
-      .add<SharedAllocOpLowering, SlotOpLowering, MBarrierInitOpLowering,
-           MBarrierWaitOpLowering, MBarrierArriveOpLowering, TMALoadOpLowering>(
-          converter);
+  patterns.add<SharedAllocOpLowering, SlotOpLowering, MBarrierInitOpLowering,
+               MBarrierWaitOpLowering, MBarrierArriveOpLowering,
+               TMALoadOpLowering, TMAStoreOpLowering>(converter);
 }

@@ -58,6 +58,13 @@ static bool isMatrixMap(const KernelArgInfo &arg) {
          arg.elementType == "bf16";
 }
 
+/// Whether the kernel takes C as a tensor map (it stores with TMA) rather
+/// than as a memref.
+static bool takesMapOfC(const runtime::KernelInfo &kernel) {
+  return kernel.args.size() > 2 &&
+         kernel.args[2].kind == KernelArgInfo::Kind::TensorMap;
+}
+
 Status problems::checkGemmKernel(const runtime::KernelInfo &kernel,
                                  const GemmConfig &config) {
   std::string where = "gemm: kernel '" + kernel.name + "'";
@@ -66,12 +73,23 @@ Status problems::checkGemmKernel(const runtime::KernelInfo &kernel,
     return Status::error(
         where + " takes " + str(args.size()) +
         " arguments; GEMM passes 4: a tensor map over A, one over B, C as "
-        "memref<?x?xbf16> and K as index (the metadata's args)");
+        "memref<?x?xbf16> or a tensor map, and K as index (the metadata's "
+        "args)");
   for (size_t i : {0, 1})
     if (!isMatrixMap(args[i]))
       return Status::error(where + ": " + args[i].describe(i) +
                            " must be a tensor map with a 2-d box of bf16 (" +
                            (i ? "B" : "A") + ")");
+  if (takesMapOfC(kernel)) {
+    const KernelArgInfo &c = args[2];
+    if (!isMatrixMap(c))
+      return Status::error(where + ": " + c.describe(2) +
+                           " must be a tensor map with a 2-d box of bf16 (C)");
+    if (config.bm % c.box[0] || config.bn % c.box[1])
+      return Status::error(where + ": C's box is " + join(c.box, "x") +
+                           ", which must divide the tile bm x bn = " +
+                           str(config.bm) + "x" + str(config.bn));
+  }
   return checkBoxes(args[0], args[1], config, where);
 }
 
@@ -139,11 +157,14 @@ std::string GemmProblem::describe() const {
          " bm=" + str(config.bm) + " bn=" + str(config.bn);
 }
 
-void GemmProblem::packArguments(const runtime::KernelInfo &,
+void GemmProblem::packArguments(const runtime::KernelInfo &kernel,
                                 runtime::KernelArgs &args) const {
   args.addTensorMap(a.address(), "bf16", {config.m, config.k});
   args.addTensorMap(b.address(), "bf16", {config.k, config.n});
-  args.addMemRef(c.address(), "bf16", {config.m, config.n});
+  if (takesMapOfC(kernel))
+    args.addTensorMap(c.address(), "bf16", {config.m, config.n});
+  else
+    args.addMemRef(c.address(), "bf16", {config.m, config.n});
   args.addIndex(config.k);
 }
 

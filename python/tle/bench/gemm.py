@@ -14,7 +14,7 @@ events (--warmup, --reps). Each figure is the median of the rounds; TFLOPS =
 2 S^3 / time; each ratio is tle's TFLOPS over cuBLAS's by one method.
 
 The kernel takes (tensor_map over A, tensor_map over B, C, K) as tle-run's
-gemm problem does; bm is the rows of A's box in its signature, bn (the
+gemm problem does, C as a memref or a tensor map; bm is the rows of A's box in its signature, bn (the
 columns of C per CTA) is --bn. Exit codes: 0 ok, 1 a check failed, 2 no
 CUDA device.
 """
@@ -77,7 +77,9 @@ def run_size(kernel, size, bm, bn, options):
     a, b = make_inputs(size, options.seed + size)
     c = torch.empty(m, n, dtype=torch.bfloat16, device="cuda")
     c.view(torch.int16).fill_(-1)  # 0xFFFF: NaN, which no correct kernel writes
-    args = kernel.args([rt.tensor_map(a), rt.tensor_map(b), c, k])
+    # C by address, or as a tensor map where the kernel stores it with TMA.
+    c_arg = rt.tensor_map(c) if kernel.signature[2].kind == "tensor_map" else c
+    args = kernel.args([rt.tensor_map(a), rt.tensor_map(b), c_arg, k])
     cta_grid = grid(m, n, bm, bn)
     kernel.launch(cta_grid, args)
     entry = {"size": size, "grid": list(cta_grid),

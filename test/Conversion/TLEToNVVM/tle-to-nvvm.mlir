@@ -118,6 +118,15 @@ func.func @tma_load_without_barrier(%map: !tle.tensor_map<64x64xbf16, swizzle = 
 
 // -----
 
+func.func @tma_store_unexpanded(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %x: index, %y: index) {
+  %src = tle.shared_alloc {offset = 0 : i64} : memref<64x64xbf16, 3>
+  // expected-error @below {{'tle.tma_store' op must be expanded for its partition first; run --tle-distribute-tensors}}
+  tle.tma_store %map[%x, %y] from %src : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16, 3>
+  return
+}
+
+// -----
+
 func.func @swizzled_memref_load(%i: index) -> bf16 {
   %a = tle.shared_alloc {offset = 0 : i64} : memref<64x64xbf16, #tle.shared<swizzle = 128>>
   // expected-error @below {{'memref.load' op accesses a swizzled #tle.shared buffer as if it were row-major; use tle.local_load or tle.local_store}}

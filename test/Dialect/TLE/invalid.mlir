@@ -932,7 +932,7 @@ func.func @tma_coordinates(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i:
 // -----
 
 func.func @tma_to_global(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %g: memref<64x64xbf16>, %i: index) {
-  // expected-error @+1 {{'tle.tma_load' op writes a statically shaped 1-D or 2-D shared-memory tile, got 'memref<64x64xbf16>'}}
+  // expected-error @+1 {{'tle.tma_load' op the destination must be a statically shaped 1-D or 2-D shared-memory tile, got 'memref<64x64xbf16>'}}
   tle.tma_load %map[%i, %i] into %g : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16>
   return
 }
@@ -941,8 +941,35 @@ func.func @tma_to_global(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %g: mem
 
 func.func @tma_element(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i: index) {
   %tile = tle.shared_alloc : memref<64x64xf16, #tle.shared<swizzle = 128>>
-  // expected-error @+1 {{'tle.tma_load' op copies 'bf16' into a tile of 'f16'}}
+  // expected-error @+1 {{'tle.tma_load' op the tensor map holds 'bf16' but the destination holds 'f16'}}
   tle.tma_load %map[%i, %i] into %tile : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+// tle.tma_store takes its tile under the same rules.
+func.func @tma_store_from_global(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %g: memref<64x64xbf16>, %i: index) {
+  // expected-error @+1 {{'tle.tma_store' op the source must be a statically shaped 1-D or 2-D shared-memory tile, got 'memref<64x64xbf16>'}}
+  tle.tma_store %map[%i, %i] from %g : !tle.tensor_map<64x64xbf16, swizzle = 0>, memref<64x64xbf16>
+  return
+}
+
+// -----
+
+func.func @tma_store_box_row(%map: !tle.tensor_map<64x32xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.tma_store' op a swizzled box must span one 128-byte swizzle row (64 elements), got 32}}
+  tle.tma_store %map[%i, %i] from %tile : !tle.tensor_map<64x32xbf16, swizzle = 128>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @tma_store_coordinates(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %i: index) {
+  %tile = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.tma_store' op takes one coordinate per dimension of the 2-D box, got 3}}
+  tle.tma_store %map[%i, %i, %i] from %tile : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
   return
 }
 

@@ -99,6 +99,30 @@ TEST(GemmProblem, KernelArguments) {
             "swizzle = 128>) must be a tensor map with a 2-d box of bf16 (B)");
 }
 
+/// A kernel that stores C with TMA takes a tensor map over C, whose box
+/// must divide the tile.
+TEST(GemmProblem, MapOfC) {
+  runtime::KernelInfo kernel = gemmKernel();
+  kernel.args[2] = runtime::testing::gemmMap({64, 64});
+  EXPECT_TRUE(checkGemmKernel(kernel, {}));
+  kernel.args[2] = runtime::testing::gemmMap({64, 96});
+  EXPECT_EQ(kernelError(kernel),
+            "gemm: kernel 'gemm': C's box is 64x96, which must divide the "
+            "tile bm x bn = 128x256");
+  kernel.args[2].elementType = "f16";
+  EXPECT_EQ(kernelError(kernel),
+            "gemm: kernel 'gemm': argument 2 (!tle.tensor_map<64x96xbf16, "
+            "swizzle = 128>) must be a tensor map with a 2-d box of bf16 (C)");
+  // And the runtime's check of the arguments tle-run packs for it.
+  using namespace runtime::testing;
+  std::unique_ptr<Problem> problem = createProblem("gemm");
+  ASSERT_TRUE(problem->configure({{"m", "256"}, {"n", "512"}, {"k", "128"}}));
+  runtime::Status status = problem->checkKernel(
+      makeKernel("gemm", {gemmMap(), gemmMap({64, 64}), gemmMap({64, 64}),
+                          scalarArg(runtime::KernelArgInfo::Kind::Index)}));
+  EXPECT_TRUE(status) << status.message;
+}
+
 /// What tle-run checks before it opens a device: the rules above, then the
 /// runtime's check of C and K.
 TEST(GemmProblem, CheckKernelWithoutADevice) {

@@ -416,47 +416,63 @@ LogicalResult StoreOp::verify() {
 // tle.tma_load
 //===----------------------------------------------------------------------===//
 
-LogicalResult TMALoadOp::verify() {
-  TensorMapType map = getTensorMap().getType();
-  MemRefType dest = getDestination().getType();
+/// Checks `tile`, the shared-memory side of a TMA copy through `map`
+/// with `coordinates` (`role` names it in messages): a whole number of
+/// the map's boxes along each dimension, laid out as the map swizzles.
+static LogicalResult verifyTMATile(Operation *op, TensorMapType map,
+                                   ValueRange coordinates, Value tile,
+                                   StringRef role) {
+  auto type = cast<MemRefType>(tile.getType());
   ArrayRef<int64_t> box = map.getBox();
-  if (static_cast<bool>(getBarriers()) != static_cast<bool>(getBarrierIndex()))
-    return emitOpError("a barrier needs its index");
-  if (getCoordinates().size() != box.size())
-    return emitOpError("takes one coordinate per dimension of the ")
-           << box.size() << "-D box, got " << getCoordinates().size();
-  if (!isSharedMemorySpace(dest.getMemorySpace()) || !dest.hasStaticShape() ||
-      dest.getRank() < 1 || dest.getRank() > 2)
-    return emitOpError("writes a statically shaped 1-D or 2-D shared-memory "
-                       "tile, got ")
-           << dest;
-  if (dest.getElementType() != map.getElementType())
-    return emitOpError("copies ") << map.getElementType() << " into a tile of "
-                                  << dest.getElementType();
-  if (getSwizzleBytes(dest) != map.getSwizzle())
-    return emitOpError("the tensor map swizzles ")
+  if (coordinates.size() != box.size())
+    return op->emitOpError("takes one coordinate per dimension of the ")
+           << box.size() << "-D box, got " << coordinates.size();
+  if (!isSharedMemorySpace(type.getMemorySpace()) || !type.hasStaticShape() ||
+      type.getRank() < 1 || type.getRank() > 2)
+    return op->emitOpError()
+           << role << " must be a statically shaped 1-D or 2-D shared-memory "
+           << "tile, got " << type;
+  if (type.getElementType() != map.getElementType())
+    return op->emitOpError("the tensor map holds ")
+           << map.getElementType() << " but " << role << " holds "
+           << type.getElementType();
+  if (getSwizzleBytes(type) != map.getSwizzle())
+    return op->emitOpError("the tensor map swizzles ")
            << map.getSwizzle() << " bytes but the tile's layout "
-           << getSwizzleBytes(dest);
-  if (llvm::any_of(box.drop_back(std::min<size_t>(dest.getRank(), box.size())),
+           << getSwizzleBytes(type);
+  if (llvm::any_of(box.drop_back(std::min<size_t>(type.getRank(), box.size())),
                    [](int64_t e) { return e != 1; }))
-    return emitOpError("box dimensions beyond the tile's rank must be 1");
-  int64_t rows = dest.getRank() == 2 ? dest.getDimSize(0) : 1;
+    return op->emitOpError("box dimensions beyond the tile's rank must be 1");
+  int64_t rows = type.getRank() == 2 ? type.getDimSize(0) : 1;
   int64_t boxRows =
-      dest.getRank() == 2 && box.size() > 1 ? box[box.size() - 2] : 1;
-  int64_t columns = dest.getShape().back(), boxColumns = box.back();
+      type.getRank() == 2 && box.size() > 1 ? box[box.size() - 2] : 1;
+  int64_t columns = type.getShape().back(), boxColumns = box.back();
   if (rows % boxRows || columns % boxColumns)
-    return emitOpError("the tile ") << dest << " is not a whole number of "
-                                    << boxRows << "x" << boxColumns << " boxes";
+    return op->emitOpError("the tile ")
+           << type << " is not a whole number of " << boxRows << "x"
+           << boxColumns << " boxes";
   bool oneColumnOfBoxes = columns == boxColumns;
-  if (map.getSwizzle() != 0 && boxColumns != getSwizzleWidth(dest))
-    return emitOpError("a swizzled box must span one ")
-           << map.getSwizzle() << "-byte swizzle row (" << getSwizzleWidth(dest)
+  if (map.getSwizzle() != 0 && boxColumns != getSwizzleWidth(type))
+    return op->emitOpError("a swizzled box must span one ")
+           << map.getSwizzle() << "-byte swizzle row (" << getSwizzleWidth(type)
            << " elements), got " << boxColumns;
   if (map.getSwizzle() == 0 && !oneColumnOfBoxes)
-    return emitOpError("an unswizzled box must span the tile's columns");
+    return op->emitOpError("an unswizzled box must span the tile's columns");
   if (map.getSwizzle() != 0)
-    return verifySwizzledView(*this, getDestination(), "the destination");
+    return verifySwizzledView(op, tile, role);
   return success();
+}
+
+LogicalResult TMALoadOp::verify() {
+  if (static_cast<bool>(getBarriers()) != static_cast<bool>(getBarrierIndex()))
+    return emitOpError("a barrier needs its index");
+  return verifyTMATile(*this, getTensorMap().getType(), getCoordinates(),
+                       getDestination(), "the destination");
+}
+
+LogicalResult TMAStoreOp::verify() {
+  return verifyTMATile(*this, getTensorMap().getType(), getCoordinates(),
+                       getSource(), "the source");
 }
 
 //===----------------------------------------------------------------------===//

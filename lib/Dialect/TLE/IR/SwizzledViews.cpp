@@ -94,9 +94,15 @@ tle::getSwizzledViewCorrection(Value view,
                                function_ref<InFlightDiagnostic()> emitError) {
   int64_t correction = 0;
   while (true) {
-    // A cast keeps the start (canonicalization casts a static offset in).
+    // A cast keeps the start (canonicalization casts a static offset in),
+    // and a reclaimed part is the view it was cut as.
     if (auto cast = view.getDefiningOp<memref::CastOp>()) {
       view = cast.getSource();
+      continue;
+    }
+    if (auto reclaim = view.getDefiningOp<ReclaimOp>();
+        reclaim && reclaim.getPart()) {
+      view = reclaim.getPart();
       continue;
     }
     auto subview = view.getDefiningOp<memref::SubViewOp>();

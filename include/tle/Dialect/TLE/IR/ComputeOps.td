@@ -51,6 +51,46 @@ def TLE_TMALoadOp : TLE_Op<"tma_load", [AttrSizedOperandSegments]> {
 }
 
 
+def TLE_TMAStoreOp : TLE_Op<"tma_store"> {
+  let summary = "Copies a shared-memory tile to global memory with TMA";
+  let description = [{
+    Copies `source`, a shared-memory tile the partition has written (with
+    `tle.local_store`, for instance), to the tile of global memory that
+    starts at `coordinates` (element indices, outermost dimension first),
+    with bulk tensor copies (`cp.async.bulk.tensor`) through `tensorMap`:
+    one copy per box of the map, read from where the tile's shared-memory
+    layout puts it, under the same rules as `tle.tma_load`. Elements that
+    fall outside the global tensor are not written, so a tile may overhang
+    the tensor's end.
+
+    Every thread of the partition runs the op. Each fences its own writes
+    to shared memory for the tensor memory accelerator and meets the
+    others at the partition's barrier; one thread issues the copies and
+    waits until they have read the tile; the partition meets again, so the
+    tile may be written as soon as the op returns. The global writes
+    complete before the kernel ends.
+
+    `--tle-distribute-tensors` expands the op into that sequence, leaving
+    the copies as the `issued` form (one thread's part), which
+    `convert-tle-to-nvvm` lowers.
+
+    ```mlir
+    tle.local_store %c16, %tile : tensor<64x256xbf16, #acc>,
+        memref<64x256xbf16, #tle.shared<swizzle = 128>>
+    tle.tma_store %cmap[%m, %n] from %tile
+        : !tle.tensor_map<64x64xbf16, swizzle = 128>,
+          memref<64x256xbf16, #tle.shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins TLE_TensorMapType:$tensorMap, Variadic<Index>:$coordinates,
+                       TLE_SharedMemRef:$source, UnitAttr:$issued);
+  let assemblyFormat = [{
+    $tensorMap `[` $coordinates `]` `from` $source (`issued` $issued^)?
+    attr-dict `:` qualified(type($tensorMap)) `,` type($source)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Tile compute: tensors distributed over the threads of a partition
 //===----------------------------------------------------------------------===//

@@ -6,8 +6,9 @@
 // unchanged, wgmma becomes wgmma.mma_async with shared-memory descriptors,
 // reductions become in-thread folds plus warp shuffles, and loads and
 // stores become vector or matrix accesses at swizzled or strided addresses
-// (a view of a swizzled tile addressed where the layout puts it; a
-// tle.tma_load into one gets that address for its later lowering). The pass
+// (a view of a swizzled tile addressed where the layout puts it; a TMA
+// copy of one gets that address for its later lowering, and tle.tma_store
+// is expanded around the one thread that issues it). The pass
 // runs before warp specialization is lowered, so the thread ids it uses
 // count from 0 within each partition.
 //
@@ -78,6 +79,7 @@ struct TLEDistributeTensorsPass
                         ReduceOp, BroadcastOp, ConvertLayoutOp, LocalLoadOp,
                         LocalStoreOp, LoadOp, StoreOp>();
     target.addDynamicallyLegalOp<TMALoadOp>(isLegalTMALoad);
+    target.addDynamicallyLegalOp<TMAStoreOp>(isLegalTMAStore);
     RewritePatternSet patterns(context);
     populateElementwisePatterns(converter, patterns);
     populateWgmmaPatterns(converter, patterns);
@@ -85,7 +87,7 @@ struct TLEDistributeTensorsPass
     populateConvertLayoutPatterns(converter, patterns);
     populateLoadStorePatterns(converter, patterns);
     populateGatherRowsPatterns(converter, patterns);
-    populateTMALoadPatterns(converter, patterns);
+    populateTMAPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversions(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))

@@ -43,12 +43,15 @@ void populateLoadStorePatterns(const TypeConverter &converter,
 /// tle.gather_rows.
 void populateGatherRowsPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns);
-/// tle.tma_load into a view of a swizzled tile (lowered later, by
-/// convert-tle-to-nvvm): its destination's start corrected.
-void populateTMALoadPatterns(const TypeConverter &converter,
-                             RewritePatternSet &patterns);
+/// tle.tma_load and tle.tma_store on a view of a swizzled tile (lowered
+/// later, by convert-tle-to-nvvm): the tile's start corrected; and
+/// tle.tma_store expanded around its issued form (TMA.cpp).
+void populateTMAPatterns(const TypeConverter &converter,
+                         RewritePatternSet &patterns);
 /// Whether tle.tma_load `op` is left as it is.
 bool isLegalTMALoad(TMALoadOp op);
+/// Whether tle.tma_store `op` is left as it is (its issued form).
+bool isLegalTMAStore(TMAStoreOp op);
 
 //===----------------------------------------------------------------------===//
 // Types and the thread's values (Utility.cpp)

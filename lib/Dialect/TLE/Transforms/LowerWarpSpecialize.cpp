@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -141,8 +142,12 @@ void WarpSpecializeLowering::lowerTokenUse(Operation *op) {
   Location loc = op->getLoc();
   Value id = arith::ConstantIntOp::create(b, loc, usage.barrierId, 32);
   Value count = arith::ConstantIntOp::create(b, loc, usage.threads, 32);
+  // The intrinsic, unlike nvvm.barrier.arrive's inline assembly, is
+  // convergent: LLVM will not duplicate it into divergent paths.
   if (isa<SignalOp>(op))
-    NVVM::BarrierArriveOp::create(b, loc, id, count);
+    LLVM::CallIntrinsicOp::create(
+        b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.arrive.aligned.count"),
+        ValueRange{id, count});
   else
     NVVM::BarrierOp::create(b, loc, Type(), id, count,
                             NVVM::BarrierReductionAttr(), Value());

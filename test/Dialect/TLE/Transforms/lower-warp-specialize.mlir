@@ -144,7 +144,7 @@ func.func @tokens() {
       tle.await %go
       // CHECK: %[[T01:.*]] = arith.constant 4 : i32
       // CHECK-NEXT: %[[N256:.*]] = arith.constant 256 : i32
-      // CHECK-NEXT: nvvm.barrier.arrive id = %[[T01]] number_of_threads = %[[N256]]
+      // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%[[T01]], %[[N256]])
       tle.signal %t01
       // CHECK: %[[T10:.*]] = arith.constant 5 : i32
       // CHECK-NEXT: %[[N256B:.*]] = arith.constant 256 : i32
@@ -155,14 +155,14 @@ func.func @tokens() {
     partition "wg1" warps(4) {
       // CHECK: nvvm.barrier id = %{{.*}} number_of_threads
       tle.await %t01
-      // CHECK: nvvm.barrier.arrive id = %{{.*}} number_of_threads
+      // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"
       tle.signal %t10
       tle.warp_return
     }
     partition "producer" warps(1) {
       // CHECK: %[[GO2:.*]] = arith.constant 6 : i32
       // CHECK-NEXT: %[[N160B:.*]] = arith.constant 160 : i32
-      // CHECK-NEXT: nvvm.barrier.arrive id = %[[GO2]] number_of_threads = %[[N160B]]
+      // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%[[GO2]], %[[N160B]])
       tle.signal %go
       tle.warp_return
     }

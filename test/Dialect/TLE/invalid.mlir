@@ -1243,3 +1243,116 @@ func.func @iter_arg_from_retiring_wait(%n: index) {
   }
   return
 }
+
+// -----
+
+func.func @token_name() {
+  // expected-error @+1 {{token name 'turn 0' is not an identifier}}
+  %t = tle.token "turn 0" from "wg0" to "wg1"
+  return
+}
+
+// -----
+
+func.func @token_to_itself() {
+  // expected-error @+1 {{token 'turn' goes from partition 'wg0' to itself; a token orders two different partitions}}
+  %t = tle.token "turn" from "wg0" to "wg0"
+  return
+}
+
+// -----
+
+func.func @token_outside_partitions() {
+  %t = tle.token "turn" from "wg0" to "wg1"
+  // expected-error @+1 {{on token 'turn' is used outside every partition; only partition 'wg0' of a tle.warp_specialize signals it}}
+  tle.signal %t
+  return
+}
+
+// -----
+
+func.func @token_unknown_partition() {
+  %t = tle.token "turn" from "wg0" to "wg2"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      // expected-error @+1 {{on token 'turn': the token names partition 'wg2', but the tle.warp_specialize around it has partitions 'wg0', 'wg1'}}
+      tle.signal %t
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      tle.warp_return
+    }
+  return
+}
+
+// -----
+
+func.func @signal_in_waiter() {
+  %t = tle.token "turn" from "wg0" to "wg1"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      // expected-error @+1 {{'tle.signal' op on token 'turn' sits in partition 'wg1', but only partition 'wg0' signals it}}
+      tle.signal %t
+      tle.warp_return
+    }
+  return
+}
+
+// -----
+
+func.func @await_in_signaler() {
+  %t = tle.token "turn" from "wg0" to "wg1"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      // expected-error @+1 {{'tle.await' op on token 'turn' sits in partition 'wg0', but only partition 'wg1' awaits it}}
+      tle.await %t
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      tle.warp_return
+    }
+  return
+}
+
+// -----
+
+func.func @token_third_partition() {
+  %t = tle.token "turn" from "wg0" to "wg1"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      tle.warp_return
+    }
+    partition "producer" warps(1) {
+      // expected-error @+1 {{on token 'turn' sits in partition 'producer', but only partition 'wg1' awaits it; partition 'producer' is neither end of the token (from 'wg0' to 'wg1')}}
+      tle.await %t
+      tle.warp_return
+    }
+  return
+}
+
+// -----
+
+func.func @token_through_block_argument(%c: i1) {
+  %t = tle.token "turn" from "wg0" to "wg1"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      %r = scf.if %c -> !tle.token {
+        scf.yield %t : !tle.token
+      } else {
+        scf.yield %t : !tle.token
+      }
+      // expected-error @+1 {{needs a token defined directly by tle.token; token values cannot be passed through block arguments}}
+      tle.await %r
+      tle.warp_return
+    }
+  return
+}

@@ -287,3 +287,27 @@ func.func @splat_iota_gather(%x: f32, %src: memref<?x576xbf16>, %first: index) {
   tle.gather_rows %src from %first into %dst evict = evict_first : memref<?x576xbf16>, memref<64x576xbf16, #tle.shared<swizzle = 128>>
   return
 }
+
+// CHECK-LABEL: func.func @token_forms
+func.func @token_forms() {
+  // CHECK: %turn01 = tle.token "turn01" from "wg0" to "wg1"
+  // CHECK: %turn10 = tle.token "turn10" from "wg1" to "wg0"
+  %t01 = tle.token "turn01" from "wg0" to "wg1"
+  %t10 = tle.token "turn10" from "wg1" to "wg0"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      // CHECK: tle.signal %turn01
+      // CHECK: tle.await %turn10
+      tle.signal %t01
+      tle.await %t10
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      // CHECK: tle.await %turn01
+      // CHECK: tle.signal %turn10
+      tle.await %t01
+      tle.signal %t10
+      tle.warp_return
+    }
+  return
+}

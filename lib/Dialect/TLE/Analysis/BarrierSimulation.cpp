@@ -1,9 +1,18 @@
 //===- BarrierSimulation.cpp - Pipe events against the mbarriers ----------===//
 //
 // Runs the partitions' event sequences against the barrier semantics the
-// lowering emits (full and free barriers per slot, phase parity), and
-// explains a state in which every unfinished partition blocks: the blocked
-// op of each, the wait-for cycle, and where deferred releases take effect.
+// lowering emits (full and free barriers per slot, phase parity, a named
+// barrier per token), and explains a state in which every unfinished
+// partition blocks: the blocked op of each, the wait-for cycle, and where
+// deferred releases take effect.
+//
+// A named barrier counts arrivals and holds no more than one signal: the
+// signaler's bar.arrive never blocks, so nothing in the hardware stops a
+// second signal from completing the barrier before the waiter syncs. The
+// run therefore tracks what each event is ordered after (a vector clock per
+// partition, joined at every wait that passes through another partition's
+// arrive) and requires every signal but the first to be ordered after the
+// await of the previous one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +24,17 @@ using namespace mlir::tle::protocol;
 
 namespace {
 
+/// Per partition, how many of its events are ordered before a point of the
+/// run.
+using Clock = SmallVector<int64_t>;
+
+void join(Clock &into, const Clock &from) {
+  if (into.size() < from.size())
+    into.resize(from.size(), 0);
+  for (auto [i, events] : llvm::enumerate(from))
+    into[i] = std::max(into[i], events);
+}
+
 /// The barrier state of one pipe, as the hardware would hold it, for the
 /// slots used so far: the memory grows with the events, not the capacity.
 struct RingState {
@@ -24,6 +44,11 @@ struct RingState {
     int64_t fullPhases = 0;
     SmallVector<int64_t> freePhases;
     SmallVector<SmallVector<bool>> arrived;
+    /// What the last completed phase of the full barrier and of each free
+    /// barrier is ordered after, and the arrivals so far of each free
+    /// barrier's current phase.
+    Clock fullClock;
+    SmallVector<Clock> freeClocks, arrivedClocks;
   };
 
   PipeOp pipe;
@@ -49,6 +74,8 @@ struct RingState {
       it->second.freePhases.assign(groups.size(), 0);
       it->second.arrived.assign(groups.size(),
                                 SmallVector<bool>(readers.size(), false));
+      it->second.freeClocks.resize(groups.size());
+      it->second.arrivedClocks.resize(groups.size());
     }
     return it->second;
   }
@@ -73,11 +100,24 @@ struct RingState {
     return true;
   }
 
-  void apply(const Event &e) {
+  /// Joins into `clock` what a wait or acquire that passes is ordered
+  /// after: the arrivals of the phases it waited for.
+  void joinEnabling(const Event &e, Clock &clock) {
+    Slot &slot = slotOf(e.iteration);
+    if (e.kind == EventKind::Wait)
+      join(clock, slot.fullClock);
+    if (e.kind == EventKind::Acquire)
+      for (const Clock &free : slot.freeClocks)
+        join(clock, free);
+  }
+
+  /// Applies `e`, made by a partition whose clock is `clock`.
+  void apply(const Event &e, const Clock &clock) {
     Slot &slot = slotOf(e.iteration);
     if (e.kind == EventKind::Commit) {
       ++slot.fullPhases;
       ++commits;
+      slot.fullClock = clock;
     }
     if (e.kind == EventKind::Wait)
       ++waits[readerIndex(e.reader)];
@@ -89,9 +129,12 @@ struct RingState {
         continue;
       SmallVector<bool> &arrived = slot.arrived[g];
       arrived[reader] = true;
+      join(slot.arrivedClocks[g], clock);
       if (llvm::all_of(group.readers, [&](unsigned r) { return arrived[r]; })) {
         ++slot.freePhases[g];
         arrived.assign(arrived.size(), false);
+        slot.freeClocks[g] = std::move(slot.arrivedClocks[g]);
+        slot.arrivedClocks[g].clear();
       }
     }
   }
@@ -108,17 +151,33 @@ struct RingState {
   }
 };
 
+/// The state of one token's named barrier.
+struct TokenState {
+  const TokenUsage *usage;
+  int64_t signals = 0, awaits = 0;
+  /// What the last signal is ordered after (itself included).
+  Clock signalClock;
+  /// The waiter's events up to and including its last await.
+  int64_t awaitedAt = 0;
+  Operation *lastSignal = nullptr;
+};
+
 class Simulation {
 public:
   Simulation(Kernel &kernel, std::vector<std::vector<Event>> events)
       : kernel(kernel), ws(kernel.ws), events(std::move(events)),
-        pcs(this->events.size(), 0) {
+        pcs(this->events.size(), 0),
+        clocks(this->events.size(), Clock(this->events.size(), 0)) {
     for (const PipeUsage &usage : kernel.usages)
       rings.insert({usage.pipe, RingState(usage.pipe)});
+    for (const TokenUsage &usage : kernel.tokens)
+      tokens.insert({usage.token, TokenState{&usage}});
   }
 
-  /// Runs until every partition finishes (true) or none can move (false).
-  bool run();
+  enum class Outcome { Finished, Blocked, Overrun };
+  /// Runs until every partition finishes, none can move, or a signal is
+  /// found that may overrun its token (reported).
+  Outcome run(StringRef qualifier);
   /// Reports the blocked state after run() returned false.
   void reportDeadlock(StringRef qualifier);
   /// Reports a pipe whose writer and a reader count different iterations
@@ -126,6 +185,14 @@ public:
   LogicalResult checkCounts(StringRef qualifier);
 
 private:
+  /// Tries the next event of `p`; false when it blocks or overruns.
+  bool step(unsigned p, StringRef qualifier);
+  /// Tries a token event of `p`; false when it blocks or overruns.
+  bool stepToken(unsigned p, const Event &e, StringRef qualifier);
+  void reportOverrun(const Event &signal, TokenState &token,
+                     StringRef qualifier);
+  /// "partition 'wg1' awaits signal 2 of token 't', which ...".
+  std::string describeAwait(unsigned p, const Event &e);
   const PipeUsage &usageOf(PipeOp pipe) {
     return *llvm::find_if(kernel.usages,
                           [&](const PipeUsage &u) { return u.pipe == pipe; });
@@ -139,31 +206,105 @@ private:
   WarpSpecializeOp ws;
   std::vector<std::vector<Event>> events;
   SmallVector<size_t> pcs;
+  /// Per partition, what its next event is ordered after.
+  SmallVector<Clock> clocks;
   llvm::MapVector<Operation *, RingState> rings;
+  llvm::MapVector<Operation *, TokenState> tokens;
+  bool overran = false;
 };
 
-bool Simulation::run() {
+bool Simulation::step(unsigned p, StringRef qualifier) {
+  const Event &e = events[p][pcs[p]];
+  if (e.token)
+    return stepToken(p, e, qualifier);
+  RingState &ring = rings.find(e.pipe)->second;
+  if (!ring.canProceed(e))
+    return false;
+  ring.joinEnabling(e, clocks[p]);
+  clocks[p][p] = ++pcs[p];
+  ring.apply(e, clocks[p]);
+  return true;
+}
+
+bool Simulation::stepToken(unsigned p, const Event &e, StringRef qualifier) {
+  TokenState &token = tokens.find(e.token)->second;
+  if (e.kind == EventKind::Await) {
+    if (token.awaits == token.signals)
+      return false;
+    join(clocks[p], token.signalClock);
+    clocks[p][p] = ++pcs[p];
+    ++token.awaits;
+    token.awaitedAt = pcs[p];
+    return true;
+  }
+  // The previous signal must have been awaited, and this partition must
+  // know it: otherwise some schedule signals again first.
+  unsigned waiter = token.usage->waiter;
+  if (token.signals > 0 &&
+      (token.awaits < token.signals || clocks[p][waiter] < token.awaitedAt)) {
+    reportOverrun(e, token, qualifier);
+    overran = true;
+    return false;
+  }
+  clocks[p][p] = ++pcs[p];
+  ++token.signals;
+  token.signalClock = clocks[p];
+  token.lastSignal = e.op;
+  return true;
+}
+
+Simulation::Outcome Simulation::run(StringRef qualifier) {
   bool progress = true;
   while (progress) {
     progress = false;
     for (unsigned p = 0; p < events.size(); ++p) {
-      while (!finished(p)) {
-        const Event &e = events[p][pcs[p]];
-        RingState &ring = rings.find(e.pipe)->second;
-        if (!ring.canProceed(e))
-          break;
-        ring.apply(e);
-        ++pcs[p];
+      while (!finished(p) && step(p, qualifier))
         progress = true;
-      }
+      if (overran)
+        return Outcome::Overrun;
     }
   }
   return llvm::all_of(llvm::seq<unsigned>(0, events.size()),
-                      [&](unsigned p) { return finished(p); });
+                      [&](unsigned p) { return finished(p); })
+             ? Outcome::Finished
+             : Outcome::Blocked;
+}
+
+void Simulation::reportOverrun(const Event &signal, TokenState &token,
+                               StringRef qualifier) {
+  const TokenUsage &usage = *token.usage;
+  TokenOp tokenOp = usage.token;
+  StringRef name = tokenOp.getName();
+  std::string signaler = ws.getPartitionLabel(usage.signaler);
+  std::string waiter = ws.getPartitionLabel(usage.waiter);
+  InFlightDiagnostic diag = signal.op->emitError("token '");
+  diag << name << "' may be signaled again before its previous signal is "
+       << "awaited" << qualifier << ": nothing orders this tle.signal in "
+       << "partition '" << signaler << "' after partition '" << waiter
+       << "' awaits the previous one, and a named barrier holds one signal, "
+       << "so the second arrival could complete it without the waiter (a "
+       << "race); order each signal after the previous await, e.g. by "
+       << "awaiting a token from '" << waiter << "' to '" << signaler
+       << "' in between";
+  diag.attachNote(token.lastSignal->getLoc()) << "the previous signal";
+  // The await that should come first: the waiter's next one.
+  const std::vector<Event> &waits = events[usage.waiter];
+  auto next = std::find_if(
+      waits.begin() + pcs[usage.waiter], waits.end(), [&](const Event &e) {
+        return e.token == usage.token && e.kind == EventKind::Await;
+      });
+  if (next != waits.end())
+    diag.attachNote(next->op->getLoc()) << "the await of partition '" << waiter
+                                        << "' that the previous signal is for";
+  else
+    diag.attachNote(tokenOp.getLoc())
+        << "partition '" << waiter << "' never awaits the previous signal";
 }
 
 SmallVector<unsigned> Simulation::blockers(unsigned p) {
   const Event &e = events[p][pcs[p]];
+  if (e.token)
+    return {tokens.find(e.token)->second.usage->signaler};
   const PipeUsage &usage = usageOf(e.pipe);
   if (e.kind == EventKind::Wait)
     return {*usage.getWriterPartition()};
@@ -174,8 +315,25 @@ SmallVector<unsigned> Simulation::blockers(unsigned p) {
   return result;
 }
 
+std::string Simulation::describeAwait(unsigned p, const Event &e) {
+  TokenState &token = tokens.find(e.token)->second;
+  unsigned signaler = token.usage->signaler;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "partition '" << ws.getPartitionLabel(p) << "' awaits signal "
+     << token.awaits + 1 << " of token '" << TokenOp(e.token).getName()
+     << "', which partition '" << ws.getPartitionLabel(signaler)
+     << "' has not made";
+  if (finished(signaler))
+    os << " and never will (it has finished after " << token.signals
+       << (token.signals == 1 ? " signal)" : " signals)");
+  return text;
+}
+
 std::string Simulation::describe(unsigned p) {
   Event e = events[p][pcs[p]];
+  if (e.token)
+    return describeAwait(p, e);
   RingState &ring = rings.find(e.pipe)->second;
   const PipeUsage &usage = usageOf(e.pipe);
   std::string text;
@@ -259,6 +417,23 @@ void Simulation::reportDeadlock(StringRef qualifier) {
 }
 
 LogicalResult Simulation::checkCounts(StringRef qualifier) {
+  for (auto &[op, token] : tokens) {
+    // An await without its signal blocks, so only signals can be left over.
+    if (token.signals == token.awaits)
+      continue;
+    const TokenUsage &usage = *token.usage;
+    TokenOp tokenOp = usage.token;
+    auto times = [](int64_t n) {
+      return std::to_string(n) + (n == 1 ? " time" : " times");
+    };
+    return tokenOp.emitError("partition '")
+           << ws.getPartitionLabel(usage.signaler) << "' signals token '"
+           << tokenOp.getName() << "' " << times(token.signals)
+           << " but partition '" << ws.getPartitionLabel(usage.waiter)
+           << "' awaits it " << times(token.awaits) << qualifier
+           << "; every signal must be awaited, or its arrivals stay on the "
+              "named barrier";
+  }
   for (auto &[op, ring] : rings) {
     if (ring.pipe.getOneShot())
       continue;
@@ -287,9 +462,14 @@ protocol::runAgainstBarriers(Kernel &kernel,
                              std::vector<std::vector<Event>> events,
                              StringRef qualifier) {
   Simulation simulation(kernel, std::move(events));
-  if (!simulation.run()) {
+  switch (simulation.run(qualifier)) {
+  case Simulation::Outcome::Overrun:
+    return failure();
+  case Simulation::Outcome::Blocked:
     simulation.reportDeadlock(qualifier);
     return failure();
+  case Simulation::Outcome::Finished:
+    return simulation.checkCounts(qualifier);
   }
-  return simulation.checkCounts(qualifier);
+  llvm_unreachable("unknown outcome");
 }

@@ -483,6 +483,10 @@ LogicalResult Unroller::execIf(scf::IfOp branch) {
 LogicalResult Unroller::execOp(Operation *op) {
   if (auto lifecycle = dyn_cast<PipeLifecycleOpInterface>(op))
     return execLifecycle(lifecycle);
+  if (isa<SignalOp, AwaitOp>(op))
+    return record({op, isa<SignalOp>(op) ? EventKind::Signal : EventKind::Await,
+                   PipeOp(), StringRef(), 0,
+                   op->getOperand(0).getDefiningOp<TokenOp>()});
   if (kernel.holders.contains(op))
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case([&](scf::ForOp loop) { return execFor(loop); })

@@ -13,6 +13,7 @@
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
+#include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "llvm/ADT/SetVector.h"
@@ -31,26 +32,32 @@ constexpr int64_t kMaxInput = int64_t(1) << 40;
 /// integers wrapped and sign-extended.
 int64_t normalize(Type type, int64_t value);
 
-enum class EventKind { Acquire, Commit, Wait, Release };
+enum class EventKind { Acquire, Commit, Wait, Release, Signal, Await };
 
+/// One pipe lifecycle op or token op, as a partition executes it.
 struct Event {
   Operation *op;
   EventKind kind;
+  /// The pipe, or null for a token event.
   PipeOp pipe;
   StringRef reader;
   int64_t iteration;
+  /// The token of a tle.signal or tle.await, or null.
+  TokenOp token = {};
 };
 
 /// The partitions' structure, the releases' placements, and which values
 /// are inputs.
 struct Kernel {
-  Kernel(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages)
-      : ws(ws), usages(usages) {}
+  Kernel(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,
+         ArrayRef<TokenUsage> tokens)
+      : ws(ws), usages(usages), tokens(tokens) {}
 
   WarpSpecializeOp ws;
   ArrayRef<PipeUsage> usages;
-  /// Ops that hold lifecycle ops, in program order, with the largest
-  /// capacity of a pipe used inside each.
+  ArrayRef<TokenUsage> tokens;
+  /// Ops that hold lifecycle or token ops, in program order, with the
+  /// largest capacity of a pipe used inside each (1 for a token).
   llvm::MapVector<Operation *, int64_t> holders;
   DenseMap<Operation *, ReleasePlacement> placements;
   /// The releases whose free arrive follows each tle.wgmma_wait.
@@ -141,8 +148,10 @@ LogicalResult unrollPartition(Kernel &kernel, unsigned partition,
 
 /// Runs the partitions' events against the barriers the lowering emits.
 /// Errors, whose `qualifier` names the inputs, for a state in which every
-/// unfinished partition blocks and for a reader that waits for another
-/// number of iterations than the writer commits.
+/// unfinished partition blocks, for a reader that waits for another
+/// number of iterations than the writer commits, for a signal of a token
+/// that nothing orders after the await of its previous signal, and for a
+/// token signaled more often than awaited.
 LogicalResult runAgainstBarriers(Kernel &kernel,
                                  std::vector<std::vector<Event>> events,
                                  StringRef qualifier);

@@ -21,8 +21,9 @@ constexpr int kMaxGrowthRounds = 48;
 
 class Checker {
 public:
-  Checker(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages, bool strict)
-      : kernel(ws, usages), strict(strict) {}
+  Checker(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,
+          ArrayRef<TokenUsage> tokens, bool strict)
+      : kernel(ws, usages, tokens), strict(strict) {}
 
   LogicalResult check();
 
@@ -52,16 +53,24 @@ private:
 
 LogicalResult Checker::collect() {
   DenseMap<Operation *, int64_t> capacities;
+  auto hold = [&](Operation *op, int64_t capacity) {
+    for (Operation *a = op->getParentOp(); a && a != kernel.ws;
+         a = a->getParentOp()) {
+      int64_t &most = capacities[a];
+      most = std::max(most, capacity);
+    }
+  };
   for (const PipeUsage &usage : kernel.usages) {
     int64_t capacity = PipeOp(usage.pipe).getCapacityAttr().getInt();
     for (auto &entry : usage.opsByPartition)
       for (PipeLifecycleOpInterface op : entry.second)
-        for (Operation *a = op->getParentOp(); a && a != kernel.ws;
-             a = a->getParentOp()) {
-          int64_t &most = capacities[a];
-          most = std::max(most, capacity);
-        }
+        hold(op, capacity);
   }
+  // A token holds one signal: like a pipe of capacity 1.
+  kernel.ws->walk([&](Operation *op) {
+    if (isa<SignalOp, AwaitOp>(op))
+      hold(op, 1);
+  });
   kernel.ws->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (auto it = capacities.find(op); it != capacities.end())
       kernel.holders.insert({op, it->second});
@@ -207,6 +216,7 @@ LogicalResult Checker::checkLongRuns() {
   int64_t slots = 0;
   for (const PipeUsage &usage : kernel.usages)
     slots += PipeOp(usage.pipe).getCapacityAttr().getInt();
+  slots += static_cast<int64_t>(kernel.tokens.size());
   SmallVector<Operation *> uncovered;
   for (int64_t laps : {1, 2}) {
     Inputs inputs(laps * slots + 1);
@@ -248,6 +258,7 @@ LogicalResult Checker::check() {
 } // namespace
 
 LogicalResult tle::simulateProtocol(WarpSpecializeOp ws,
-                                    ArrayRef<PipeUsage> usages, bool strict) {
-  return Checker(ws, usages, strict).check();
+                                    ArrayRef<PipeUsage> usages,
+                                    ArrayRef<TokenUsage> tokens, bool strict) {
+  return Checker(ws, usages, tokens, strict).check();
 }

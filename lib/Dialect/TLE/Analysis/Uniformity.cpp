@@ -1,6 +1,7 @@
 //===- Uniformity.cpp - Values every thread of a partition shares ---------===//
 
 #include "tle/Dialect/TLE/Analysis/Uniformity.h"
+#include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -183,4 +184,76 @@ UniformityAnalysis::UniformityAnalysis(Operation *kernel) {
 
 Operation *UniformityAnalysis::getVaryingSource(Value value) const {
   return varying.lookup(value);
+}
+
+//===----------------------------------------------------------------------===//
+// Checking that every thread of a partition reaches an op
+//===----------------------------------------------------------------------===//
+
+/// The value that decides whether (and how often) `parent`'s regions run,
+/// and the op it may vary from; null when provably uniform. An op whose
+/// control flow the check does not follow is its own source.
+static std::pair<Value, Operation *>
+findVaryingControl(Operation *parent, const UniformityAnalysis &uniformity) {
+  SmallVector<Value> controls;
+  if (auto branch = dyn_cast<scf::IfOp>(parent))
+    controls.push_back(branch.getCondition());
+  else if (auto loop = dyn_cast<scf::ForOp>(parent))
+    controls = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+  else if (auto loop = dyn_cast<scf::WhileOp>(parent))
+    controls.push_back(loop.getConditionOp().getCondition());
+  else
+    return {Value(), parent};
+  for (Value control : controls)
+    if (Operation *source = uniformity.getVaryingSource(control))
+      return {control, source};
+  return {};
+}
+
+LogicalResult tle::checkUniformControl(WarpSpecializeOp ws, Operation *op,
+                                       StringRef side, Value iteration,
+                                       unsigned partition,
+                                       const UniformityAnalysis &uniformity) {
+  std::string label = ws.getPartitionLabel(partition);
+  for (Operation *parent = op->getParentOp(); parent && parent != ws;
+       parent = parent->getParentOp()) {
+    auto [control, source] = findVaryingControl(parent, uniformity);
+    if (!source)
+      continue;
+    if (!control)
+      return op->emitError()
+             << side << " sits in " << describeOp(parent)
+             << ", whose control flow the protocol check does not follow; "
+                "use scf.for, scf.while or scf.if around synchronizing "
+                "operations";
+    InFlightDiagnostic diag =
+        op->emitError() << side
+                        << " sits under control flow that may differ "
+                           "between the threads of partition '"
+                        << label << "'; every thread of the partition must "
+                        << "reach it";
+    diag.attachNote(parent->getLoc())
+        << "this " << parent->getName() << " depends on "
+        << describeValue(control);
+    diag.attachNote(source->getLoc())
+        << "which may differ between threads: it comes from "
+        << describeOp(source)
+        << ", and only constants, kernel arguments, block ids, grid and "
+           "block sizes, and loads from memory the kernel only reads are "
+           "known to be the same in every thread";
+    return diag;
+  }
+  Operation *source =
+      iteration ? uniformity.getVaryingSource(iteration) : nullptr;
+  if (!source)
+    return success();
+  InFlightDiagnostic diag = op->emitError()
+                            << side
+                            << " works on an iteration that may differ "
+                               "between the threads of partition '"
+                            << label << "'; every thread must use the same";
+  diag.attachNote(source->getLoc())
+      << "the iteration comes from " << describeOp(source)
+      << ", which may differ between threads";
+  return diag;
 }

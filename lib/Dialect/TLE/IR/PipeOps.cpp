@@ -12,17 +12,15 @@
 using namespace mlir;
 using namespace mlir::tle;
 
-/// Names of fields and readers are identifiers so that they print bare and
-/// can name barriers (`kv.free.left`) in reports.
-static bool isIdentifier(StringRef name) {
+static std::string joinNames(ArrayRef<StringRef> names) {
+  return llvm::join(names, ", ");
+}
+
+bool mlir::tle::isIdentifier(StringRef name) {
   if (name.empty() || !(llvm::isAlpha(name.front()) || name.front() == '_'))
     return false;
   return llvm::all_of(name.drop_front(),
                       [](char c) { return llvm::isAlnum(c) || c == '_'; });
-}
-
-static std::string joinNames(ArrayRef<StringRef> names) {
-  return llvm::join(names, ", ");
 }
 
 //===----------------------------------------------------------------------===//

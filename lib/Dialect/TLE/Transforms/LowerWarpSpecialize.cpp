@@ -2,11 +2,13 @@
 //
 // Replaces tle.warp_specialize by a dispatch on the warp index: one branch
 // per cluster of warp groups that share a register budget, which runs
-// setmaxnreg and then the partitions placed on those warps. See Passes.td.
+// setmaxnreg and then the partitions placed on those warps, and turns each
+// token into its named barrier. See Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/KernelPlacement.h"
+#include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
@@ -15,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -60,7 +63,10 @@ SmallVector<Cluster> computeClusters(const WarpLayout &layout,
 class WarpSpecializeLowering {
 public:
   WarpSpecializeLowering(WarpSpecializeOp ws, func::FuncOp kernel)
-      : ws(ws), kernel(kernel), b(ws), layout(computeWarpLayout(ws)) {}
+      : ws(ws), kernel(kernel), b(ws), layout(computeWarpLayout(ws)) {
+    for (const TokenUsage &usage : collectTokenUsages(ws))
+      tokens[usage.token] = usage;
+  }
 
   void run();
 
@@ -72,8 +78,11 @@ private:
   void inlinePartition(unsigned p);
   void localize(iterator_range<Block::iterator> ops, unsigned p);
   void setKernelAttributes();
+  /// `bar.arrive` (a signal) or `bar.sync` (an await) on `op`'s token.
+  void lowerTokenUse(Operation *op);
 
   WarpSpecializeOp ws;
+  DenseMap<Operation *, TokenUsage> tokens;
   func::FuncOp kernel;
   OpBuilder b;
   WarpLayout layout;
@@ -113,12 +122,35 @@ void WarpSpecializeLowering::localize(iterator_range<Block::iterator> ops,
       NVVM::BarrierOp::create(b, op->getLoc(), Type(), barrierId, count,
                               NVVM::BarrierReductionAttr(), Value());
       toErase.push_back(op);
+    } else if (isa<SignalOp, AwaitOp>(op)) {
+      lowerTokenUse(op);
+      toErase.push_back(op);
     }
   };
   for (Operation &op : ops)
     op.walk(rewrite);
   for (Operation *op : toErase)
     op->erase();
+}
+
+/// Both ends meet at the token's named barrier: the signaler's threads
+/// arrive without waiting, the waiter's threads wait there, and the barrier
+/// completes when the threads of both partitions have arrived.
+void WarpSpecializeLowering::lowerTokenUse(Operation *op) {
+  const TokenUsage &usage =
+      tokens.find(op->getOperand(0).getDefiningOp())->second;
+  Location loc = op->getLoc();
+  Value id = arith::ConstantIntOp::create(b, loc, usage.barrierId, 32);
+  Value count = arith::ConstantIntOp::create(b, loc, usage.threads, 32);
+  // The intrinsic, unlike nvvm.barrier.arrive's inline assembly, is
+  // convergent: LLVM will not duplicate it into divergent paths.
+  if (isa<SignalOp>(op))
+    LLVM::CallIntrinsicOp::create(
+        b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.arrive.aligned.count"),
+        ValueRange{id, count});
+  else
+    NVVM::BarrierOp::create(b, loc, Type(), id, count,
+                            NVVM::BarrierReductionAttr(), Value());
 }
 
 /// Moves the body of partition `p` to the insertion point. The default
@@ -242,10 +274,16 @@ struct LowerWarpSpecializePass
     SmallVector<WarpSpecializeOp> kernels;
     getOperation()->walk([&](WarpSpecializeOp ws) { kernels.push_back(ws); });
     for (WarpSpecializeOp ws : kernels)
-      if (failed(verifyKernelPlacement(ws)))
+      if (failed(verifyKernelPlacement(ws)) ||
+          failed(checkNamedBarrierBudget(ws, collectTokenUsages(ws))))
         return signalPassFailure();
     for (WarpSpecializeOp ws : kernels)
       WarpSpecializeLowering(ws, cast<func::FuncOp>(ws->getParentOp())).run();
+    // The tokens are now named barriers.
+    getOperation()->walk([](TokenOp token) {
+      if (token->use_empty())
+        token->erase();
+    });
   }
 };
 } // namespace

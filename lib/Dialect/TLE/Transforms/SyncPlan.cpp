@@ -2,11 +2,13 @@
 //
 // The report a kernel author reads: partitions and their register split,
 // pipes and their slots, every barrier with its count and who arrives and
-// waits, and the shared-memory footprint. Text tables or JSON.
+// waits, the tokens and their named barriers, and the shared-memory
+// footprint. Text tables or JSON.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Dialect/TLE/IR/WarpLayout.h"
 #include "tle/Dialect/TLE/Transforms/Passes.h"
@@ -55,6 +57,11 @@ struct BarrierRow {
   int64_t slots;
 };
 
+struct TokenRow {
+  std::string name, signaler, waiter;
+  unsigned namedBarrier, threads;
+};
+
 /// Everything the report shows for one tle.warp_specialize.
 struct KernelPlan {
   std::string kernel;
@@ -64,6 +71,7 @@ struct KernelPlan {
   SmallVector<PartitionRow> partitions;
   SmallVector<PipeRow> pipes;
   SmallVector<BarrierRow> barriers;
+  SmallVector<TokenRow> tokens;
   int64_t bufferBytes = 0, barrierBytes = 0;
 };
 
@@ -149,6 +157,12 @@ FailureOr<KernelPlan> buildPlan(WarpSpecializeOp ws) {
     }
   }
 
+  for (const TokenUsage &usage : collectTokenUsages(ws)) {
+    TokenOp token = usage.token;
+    plan.tokens.push_back(
+        {token.getName().str(), ws.getPartitionLabel(usage.signaler),
+         ws.getPartitionLabel(usage.waiter), usage.barrierId, usage.threads});
+  }
   Operation *scope = func ? func.getOperation() : ws->getParentOp();
   scope->walk([&](SharedAllocOp alloc) {
     plan.bufferBytes += getByteSize(alloc.getBuffer().getType());
@@ -217,6 +231,15 @@ void printText(const KernelPlan &plan, raw_ostream &os) {
                   joinStrings(b.barrier.getArrivers()),
                   joinStrings(b.barrier.getWaiters())});
   barriers.print(os, "  ");
+  if (!plan.tokens.empty()) {
+    os << "tokens (one named barrier each: the signaler arrives, the waiter "
+          "syncs):\n";
+    Table tokens({"token", "named barrier", "count", "signals", "awaits"});
+    for (const TokenRow &t : plan.tokens)
+      tokens.add({t.name, std::to_string(t.namedBarrier),
+                  std::to_string(t.threads), t.signaler, t.waiter});
+    tokens.print(os, "  ");
+  }
 
   os << "shared memory: " << plan.bufferBytes << " B of buffers + "
      << plan.barrierBytes
@@ -232,7 +255,7 @@ llvm::json::Array toJson(ArrayAttr names) {
 }
 
 llvm::json::Value toJson(const KernelPlan &plan) {
-  llvm::json::Array partitions, pipes, barriers;
+  llvm::json::Array partitions, pipes, barriers, tokens;
   for (const PartitionRow &p : plan.partitions)
     partitions.push_back(
         llvm::json::Object{{"name", p.name},
@@ -264,6 +287,12 @@ llvm::json::Value toJson(const KernelPlan &plan) {
         {"fence", b.barrier.getFence()},
         {"arrivers", toJson(b.barrier.getArrivers())},
         {"waiters", toJson(b.barrier.getWaiters())}});
+  for (const TokenRow &t : plan.tokens)
+    tokens.push_back(llvm::json::Object{{"name", t.name},
+                                        {"named_barrier", t.namedBarrier},
+                                        {"count", t.threads},
+                                        {"signaler", t.signaler},
+                                        {"waiter", t.waiter}});
   return llvm::json::Object{
       {"kernel", plan.kernel},
       {"warp_groups", plan.warpGroups},
@@ -274,6 +303,7 @@ llvm::json::Value toJson(const KernelPlan &plan) {
       {"partitions", std::move(partitions)},
       {"pipes", std::move(pipes)},
       {"barriers", std::move(barriers)},
+      {"tokens", std::move(tokens)},
       {"shared_memory",
        llvm::json::Object{{"buffers", plan.bufferBytes},
                           {"barriers", plan.barrierBytes},

@@ -18,6 +18,7 @@
 #include "tle/Dialect/TLE/Analysis/ProtocolSimulation.h"
 #include "tle/Dialect/TLE/Analysis/StorageAliasing.h"
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
+#include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 #include "tle/Dialect/TLE/Analysis/Uniformity.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
@@ -91,78 +92,6 @@ static LogicalResult checkRoles(WarpSpecializeOp ws, const PipeUsage &usage) {
            << pipe.getName()
            << "' is never committed; its readers would wait forever";
   return success();
-}
-
-//===----------------------------------------------------------------------===//
-// Uniformity: every thread of a partition reaches its lifecycle ops
-//===----------------------------------------------------------------------===//
-
-/// The value that decides whether (and how often) `parent`'s regions run,
-/// and the op it may vary from; null when provably uniform. An op whose
-/// control flow the check does not follow is its own source.
-static std::pair<Value, Operation *>
-findVaryingControl(Operation *parent, const UniformityAnalysis &uniformity) {
-  SmallVector<Value> controls;
-  if (auto branch = dyn_cast<scf::IfOp>(parent))
-    controls.push_back(branch.getCondition());
-  else if (auto loop = dyn_cast<scf::ForOp>(parent))
-    controls = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
-  else if (auto loop = dyn_cast<scf::WhileOp>(parent))
-    controls.push_back(loop.getConditionOp().getCondition());
-  else
-    return {Value(), parent};
-  for (Value control : controls)
-    if (Operation *source = uniformity.getVaryingSource(control))
-      return {control, source};
-  return {};
-}
-
-static LogicalResult checkUniformity(WarpSpecializeOp ws,
-                                     PipeLifecycleOpInterface op,
-                                     unsigned partition,
-                                     const UniformityAnalysis &uniformity) {
-  std::string label = ws.getPartitionLabel(partition);
-  for (Operation *parent = op->getParentOp(); parent && parent != ws;
-       parent = parent->getParentOp()) {
-    auto [control, source] = findVaryingControl(parent, uniformity);
-    if (!source)
-      continue;
-    if (!control)
-      return op->emitError()
-             << describePipeSide(op) << " sits in " << describeOp(parent)
-             << ", whose control flow the protocol check does not follow; "
-                "use scf.for, scf.while or scf.if around pipe operations";
-    InFlightDiagnostic diag =
-        op->emitError() << describePipeSide(op)
-                        << " sits under control flow that may differ "
-                           "between the threads of partition '"
-                        << label << "'; every thread of the partition must "
-                        << "reach it";
-    diag.attachNote(parent->getLoc())
-        << "this " << parent->getName() << " depends on "
-        << describeValue(control);
-    diag.attachNote(source->getLoc())
-        << "which may differ between threads: it comes from "
-        << describeOp(source)
-        << ", and only constants, kernel arguments, block ids, grid and "
-           "block sizes, and loads from memory the kernel only reads are "
-           "known to be the same in every thread";
-    return diag;
-  }
-  Value iteration = op.getIteration();
-  Operation *source =
-      iteration ? uniformity.getVaryingSource(iteration) : nullptr;
-  if (!source)
-    return success();
-  InFlightDiagnostic diag = op->emitError()
-                            << describePipeSide(op)
-                            << " works on an iteration that may differ "
-                               "between the threads of partition '"
-                            << label << "'; every thread must use the same";
-  diag.attachNote(source->getLoc())
-      << "the iteration comes from " << describeOp(source)
-      << ", which may differ between threads";
-  return diag;
 }
 
 //===----------------------------------------------------------------------===//
@@ -592,8 +521,21 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
   for (const PipeUsage &usage : usages)
     for (auto &[partition, ops] : usage.opsByPartition)
       for (PipeLifecycleOpInterface op : ops)
-        if (failed(checkUniformity(ws, op, partition, uniformity)))
+        if (failed(checkUniformControl(ws, op, describePipeSide(op),
+                                       op.getIteration(), partition,
+                                       uniformity)))
           return failure();
+  SmallVector<TokenUsage> tokens = collectTokenUsages(ws);
+  if (failed(checkNamedBarrierBudget(ws, tokens)))
+    return failure();
+  WalkResult tokensReached = ws->walk([&](Operation *op) {
+    if (!isa<SignalOp, AwaitOp>(op))
+      return WalkResult::advance();
+    return WalkResult(checkUniformControl(ws, op, describeTokenUse(op), Value(),
+                                          *ws.getPartitionOf(op), uniformity));
+  });
+  if (tokensReached.wasInterrupted())
+    return failure();
   CarriedWindows carried;
   for (unsigned p = 0; p < ws.getNumPartitions(); ++p)
     if (failed(checkWindowBalance(ws, p, carried)))
@@ -623,7 +565,7 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
   for (const PipeUsage &usage : usages)
     if (failed(checkIterationCounts(ws, usage, unprovenCounts)))
       return failure();
-  if (failed(simulateProtocol(ws, usages, strict)))
+  if (failed(simulateProtocol(ws, usages, tokens, strict)))
     return failure();
   return reportUnprovenCounts(unprovenCounts, strict);
 }

@@ -124,3 +124,104 @@ func.func @nested(%c: i1) {
   }
   return
 }
+
+// -----
+
+// Tokens take the named barriers after the partitions' (1..3 here), in the
+// order they are declared: a signal is bar.arrive and an await bar.sync,
+// counting the threads of both ends.
+// CHECK-LABEL: func.func @tokens
+// CHECK-NOT: tle.token
+func.func @tokens() {
+  %t01 = tle.token "turn01" from "wg0" to "wg1"
+  %t10 = tle.token "turn10" from "wg1" to "wg0"
+  %go = tle.token "go" from "producer" to "wg0"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      // CHECK: %[[GO:.*]] = arith.constant 6 : i32
+      // CHECK-NEXT: %[[N160:.*]] = arith.constant 160 : i32
+      // CHECK-NEXT: nvvm.barrier id = %[[GO]] number_of_threads = %[[N160]]
+      tle.await %go
+      // CHECK: %[[T01:.*]] = arith.constant 4 : i32
+      // CHECK-NEXT: %[[N256:.*]] = arith.constant 256 : i32
+      // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%[[T01]], %[[N256]])
+      tle.signal %t01
+      // CHECK: %[[T10:.*]] = arith.constant 5 : i32
+      // CHECK-NEXT: %[[N256B:.*]] = arith.constant 256 : i32
+      // CHECK-NEXT: nvvm.barrier id = %[[T10]] number_of_threads = %[[N256B]]
+      tle.await %t10
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      // CHECK: nvvm.barrier id = %{{.*}} number_of_threads
+      tle.await %t01
+      // CHECK: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"
+      tle.signal %t10
+      tle.warp_return
+    }
+    partition "producer" warps(1) {
+      // CHECK: %[[GO2:.*]] = arith.constant 6 : i32
+      // CHECK-NEXT: %[[N160B:.*]] = arith.constant 160 : i32
+      // CHECK-NEXT: llvm.call_intrinsic "llvm.nvvm.barrier.cta.arrive.aligned.count"(%[[GO2]], %[[N160B]])
+      tle.signal %go
+      tle.warp_return
+    }
+  return
+}
+
+// -----
+
+// Two partitions and 14 tokens need 17 named barriers.
+func.func @too_many_tokens() {
+  %t0 = tle.token "t0" from "a" to "b"
+  %t1 = tle.token "t1" from "a" to "b"
+  %t2 = tle.token "t2" from "a" to "b"
+  %t3 = tle.token "t3" from "a" to "b"
+  %t4 = tle.token "t4" from "a" to "b"
+  %t5 = tle.token "t5" from "a" to "b"
+  %t6 = tle.token "t6" from "a" to "b"
+  %t7 = tle.token "t7" from "a" to "b"
+  %t8 = tle.token "t8" from "a" to "b"
+  %t9 = tle.token "t9" from "a" to "b"
+  %t10 = tle.token "t10" from "a" to "b"
+  %t11 = tle.token "t11" from "a" to "b"
+  %t12 = tle.token "t12" from "a" to "b"
+  %t13 = tle.token "t13" from "a" to "b"
+  // expected-error @+1 {{'tle.warp_specialize' op needs 17 named barriers (1 for the CTA, 2 for its partitions and 14 for its tokens), but a CTA has 16; use fewer tokens or partitions, or a pipe for some edge}}
+  tle.warp_specialize
+    default "a" warps(4) {
+      tle.signal %t0
+      tle.signal %t1
+      tle.signal %t2
+      tle.signal %t3
+      tle.signal %t4
+      tle.signal %t5
+      tle.signal %t6
+      tle.signal %t7
+      tle.signal %t8
+      tle.signal %t9
+      tle.signal %t10
+      tle.signal %t11
+      tle.signal %t12
+      tle.signal %t13
+      tle.warp_yield
+    }
+    partition "b" warps(4) {
+      tle.await %t0
+      tle.await %t1
+      tle.await %t2
+      tle.await %t3
+      tle.await %t4
+      tle.await %t5
+      tle.await %t6
+      tle.await %t7
+      tle.await %t8
+      tle.await %t9
+      tle.await %t10
+      tle.await %t11
+      tle.await %t12
+      tle.await %t13
+      tle.warp_return
+    }
+  return
+}

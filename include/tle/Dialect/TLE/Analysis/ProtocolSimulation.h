@@ -5,7 +5,11 @@
 // tle-lower-pipes puts them (ReleasePlacement), then the sequences run
 // against the mbarrier semantics the lowering emits (full and free barriers
 // per slot, phase parity). A state in which every unfinished partition
-// blocks is a deadlock that happens on the GPU for those inputs.
+// blocks is a deadlock that happens on the GPU for those inputs. Turn
+// tokens run against their named barriers: an await passes once the
+// matching signal was made, and a signal must be ordered, through the
+// waits of the run (vector clocks), after the await of the previous signal,
+// since a named barrier cannot hold two signals.
 //
 // Inputs are chosen, not guessed: every value the kernel computes before
 // the tle.warp_specialize from something the check cannot know (kernel
@@ -24,6 +28,7 @@
 #define TLE_DIALECT_TLE_ANALYSIS_PROTOCOLSIMULATION_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 
 namespace mlir::tle {
 
@@ -31,12 +36,13 @@ namespace mlir::tle {
 /// check is strict.
 InFlightDiagnostic emitUnproven(Operation *op, bool strict);
 
-/// Errors for a deadlock, a negative iteration, or writer and reader
+/// Errors for a deadlock, a token overrun, a negative iteration, or writer
+/// and reader
 /// counts that differ, found for some inputs; emitUnproven for what could
 /// not be simulated. Fails after an error (or an unproven report when
 /// `strict`).
 LogicalResult simulateProtocol(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,
-                               bool strict);
+                               ArrayRef<TokenUsage> tokens, bool strict);
 
 } // namespace mlir::tle
 

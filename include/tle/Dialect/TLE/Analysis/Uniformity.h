@@ -29,6 +29,8 @@
 #ifndef TLE_DIALECT_TLE_ANALYSIS_UNIFORMITY_H
 #define TLE_DIALECT_TLE_ANALYSIS_UNIFORMITY_H
 
+#include "tle/Dialect/TLE/IR/TLEDialect.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -48,6 +50,16 @@ private:
   /// Why a value may vary; values absent are uniform.
   llvm::DenseMap<Value, Operation *> varying;
 };
+
+/// Checks that every thread of partition `partition` of `ws` reaches `op`
+/// (a pipe lifecycle op, tle.signal or tle.await), with the same
+/// `iteration` when there is one: the control flow around it is scf.for,
+/// scf.while or scf.if on uniform values. `side` names the op in errors
+/// ("reader 'r' of pipe 'kv'").
+LogicalResult checkUniformControl(WarpSpecializeOp ws, Operation *op,
+                                  StringRef side, Value iteration,
+                                  unsigned partition,
+                                  const UniformityAnalysis &uniformity);
 
 } // namespace mlir::tle
 

@@ -35,6 +35,10 @@ std::optional<int64_t> getBufferByteSize(MemRefType type);
 /// The swizzle of a buffer in #tle.shared (32, 64 or 128 bytes), or 0 for a
 /// row-major buffer.
 int64_t getSwizzleBytes(MemRefType type);
+/// Whether `name` is an identifier ([A-Za-z_][A-Za-z0-9_]*): names of pipe
+/// fields, readers and tokens are, so that they print bare and can name
+/// barriers (`kv.free.left`) in reports.
+bool isIdentifier(StringRef name);
 } // namespace mlir::tle
 
 #include "tle/Dialect/TLE/IR/TLEInterfaces.h.inc"

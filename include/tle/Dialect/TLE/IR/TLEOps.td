@@ -10,6 +10,7 @@
 #define TLE_OPS
 
 include "tle/Dialect/TLE/IR/PipeOps.td"
+include "tle/Dialect/TLE/IR/TokenOps.td"
 include "tle/Dialect/TLE/IR/ComputeOps.td"
 include "tle/Dialect/TLE/IR/WarpSpecializeOp.td"
 

@@ -24,6 +24,21 @@ def TLE_PipeType : TypeDef<TLE_Dialect, "Pipe"> {
   }];
 }
 
+def TLE_TokenType : TypeDef<TLE_Dialect, "Token"> {
+  let mnemonic = "token";
+  let summary = "A declared ordering edge between two partitions, with no data";
+  let description = [{
+    The value produced by `tle.token`. `tle.signal` and `tle.await` take it
+    as their operand; the partitions at its two ends are read from the
+    defining `tle.token` op, so a token value must be used directly, never
+    passed through block arguments.
+
+    ```mlir
+    %turn = tle.token "turn" from "wg0" to "wg1"
+    ```
+  }];
+}
+
 def TLE_TensorMapType : TypeDef<TLE_Dialect, "TensorMap"> {
   let mnemonic = "tensor_map";
   let summary = "A TMA descriptor of a global tensor, passed to the kernel";

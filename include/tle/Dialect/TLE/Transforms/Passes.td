@@ -336,8 +336,12 @@ def TLELowerWarpSpecialize : Pass<"tle-lower-warp-specialize"> {
     partitions placed on it; warps of no partition exit. The default
     partition's branch also runs the code after the op. Inside a partition,
     `gpu.thread_id x` counts from 0 and `gpu.barrier` becomes the
-    partition's named barrier (`bar.sync id, threads`). The kernel gets
-    `tle.block_size`, which `convert-tle-to-nvvm` turns into `nvvm.kernel`,
+    partition's named barrier (`bar.sync id, threads`). Each token gets
+    a named barrier of its own, after the partitions' (in the order the
+    tokens are declared; more than 16 in all is an error): `tle.signal`
+    becomes `bar.arrive id, threads` and `tle.await` `bar.sync id,
+    threads`, where threads counts both partitions of the token. The
+    kernel gets `tle.block_size`, which `convert-tle-to-nvvm` turns into `nvvm.kernel`,
     `nvvm.maxntid` and `nvvm.minctasm = 1`, without which ptxas ignores
     `setmaxnreg`.
 
@@ -369,6 +373,7 @@ def TLELowerWarpSpecialize : Pass<"tle-lower-warp-specialize"> {
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",
                            "::mlir::scf::SCFDialect"];
 }

@@ -14,8 +14,8 @@
 //     first half of each tile it publishes the tile's bias (0 for a valid
 //     index, -inf otherwise), so that the consumers add it with one fma
 //     per score instead of loading and comparing indices. (FlashMLA's
-//     split is 216/216/72; this gather needs 88 registers not to spill,
-//     and 208/216 for the consumers measured the same.)
+//     split is 216/216/72; at 208/208/88 this kernel measured as fast or
+//     faster, docs/benchmarks.md.)
 //   wg0 (208 registers) computes S0 = Q K0^T and owns out[:, 0:256]; wg1
 //     computes S1 = Q K1^T and owns out[:, 256:512]. wg0 hands its row
 //     maximum to wg1 (pipe m0), wg1 merges it with its own and hands the

@@ -36,7 +36,10 @@
 // CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives     waits
 // CHECK-NEXT:  ab.full  4      1      49152     expect_tx   no     tma         mma0, mma1
 // CHECK-NEXT:  ab.free  4      256    0         per_thread  no     mma0, mma1  tma
-// CHECK-NEXT:shared memory: 196608 B of buffers + 64 B of barriers = 196672 B (before alignment)
+// CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
+// CHECK-NEXT:  barrier     count  readers
+// CHECK-NEXT:  ab.reclaim  256    mma0, mma1
+// CHECK-NEXT:shared memory: 196608 B of buffers + 72 B of barriers = 196680 B (before alignment)
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508

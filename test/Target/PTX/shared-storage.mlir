@@ -37,6 +37,10 @@
 // PLAN-NEXT:  k.free   2      256    0         per_thread  no     wg0, wg1  producer
 // PLAN-NEXT:  p.full   2      128    0         per_thread  no     wg0       wg1
 // PLAN-NEXT:  p.free   2      128    0         per_thread  no     wg1       wg0
+// PLAN-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
+// PLAN-NEXT:  barrier    count  readers
+// PLAN-NEXT:  q.reclaim  256    wg0, wg1
+// PLAN-NEXT:shared memory: 2048 B of buffers + 80 B of barriers = 2128 B (before alignment)
 
 // The readers of q reclaim it on one mbarrier of 256 arrivals (both
 // consumers' threads), then use their parts.

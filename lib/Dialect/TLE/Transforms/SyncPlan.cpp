@@ -2,8 +2,8 @@
 //
 // The report a kernel author reads: partitions and their register split,
 // pipes and their slots, every barrier with its count and who arrives and
-// waits, the tokens and their named barriers, and the shared-memory
-// footprint. Text tables or JSON.
+// waits, the reclaim barriers, the tokens and their named barriers, and
+// the shared-memory footprint. Text tables or JSON.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -62,6 +63,13 @@ struct TokenRow {
   unsigned namedBarrier, threads;
 };
 
+/// The mbarrier on which the readers of a pipe meet to reclaim it.
+struct ReclaimRow {
+  std::string name;
+  int64_t threads;
+  SmallVector<std::string> readers;
+};
+
 /// Everything the report shows for one tle.warp_specialize.
 struct KernelPlan {
   std::string kernel;
@@ -72,6 +80,7 @@ struct KernelPlan {
   SmallVector<PipeRow> pipes;
   SmallVector<BarrierRow> barriers;
   SmallVector<TokenRow> tokens;
+  SmallVector<ReclaimRow> reclaims;
   int64_t bufferBytes = 0, barrierBytes = 0;
 };
 
@@ -157,6 +166,23 @@ FailureOr<KernelPlan> buildPlan(WarpSpecializeOp ws) {
     }
   }
 
+  // --tle-lower-pipes gives every reclaimed pipe one mbarrier, on which
+  // each thread of its reclaiming partitions arrives and then waits.
+  llvm::MapVector<Operation *, SmallVector<ReclaimOp>> reclaimsByPipe;
+  ws->walk([&](ReclaimOp op) { reclaimsByPipe[op.getPipeOp()].push_back(op); });
+  for (auto &[pipe, reclaims] : reclaimsByPipe) {
+    ReclaimRow row{(cast<PipeOp>(pipe).getName() + ".reclaim").str(), 0, {}};
+    for (ReclaimOp op : reclaims) {
+      std::optional<unsigned> partition = ws.getPartitionOf(op);
+      if (!partition)
+        continue;
+      row.threads += ws.getPartitionNumWarps()[*partition] * hopper::kWarpSize;
+      row.readers.push_back(ws.getPartitionLabel(*partition));
+    }
+    plan.reclaims.push_back(std::move(row));
+    plan.barrierBytes += hopper::kMBarrierBytes;
+  }
+
   for (const TokenUsage &usage : collectTokenUsages(ws)) {
     TokenOp token = usage.token;
     plan.tokens.push_back(
@@ -231,6 +257,15 @@ void printText(const KernelPlan &plan, raw_ostream &os) {
                   joinStrings(b.barrier.getArrivers()),
                   joinStrings(b.barrier.getWaiters())});
   barriers.print(os, "  ");
+  if (!plan.reclaims.empty()) {
+    os << "reclaims (one mbarrier each: every thread of the readers arrives, "
+          "then waits):\n";
+    Table reclaims({"barrier", "count", "readers"});
+    for (const ReclaimRow &r : plan.reclaims)
+      reclaims.add(
+          {r.name, std::to_string(r.threads), llvm::join(r.readers, ", ")});
+    reclaims.print(os, "  ");
+  }
   if (!plan.tokens.empty()) {
     os << "tokens (one named barrier each: the signaler arrives, the waiter "
           "syncs):\n";
@@ -255,7 +290,7 @@ llvm::json::Array toJson(ArrayAttr names) {
 }
 
 llvm::json::Value toJson(const KernelPlan &plan) {
-  llvm::json::Array partitions, pipes, barriers, tokens;
+  llvm::json::Array partitions, pipes, barriers, tokens, reclaims;
   for (const PartitionRow &p : plan.partitions)
     partitions.push_back(
         llvm::json::Object{{"name", p.name},
@@ -287,6 +322,14 @@ llvm::json::Value toJson(const KernelPlan &plan) {
         {"fence", b.barrier.getFence()},
         {"arrivers", toJson(b.barrier.getArrivers())},
         {"waiters", toJson(b.barrier.getWaiters())}});
+  for (const ReclaimRow &r : plan.reclaims) {
+    llvm::json::Array readers;
+    for (const std::string &reader : r.readers)
+      readers.push_back(reader);
+    reclaims.push_back(llvm::json::Object{{"name", r.name},
+                                          {"count", r.threads},
+                                          {"readers", std::move(readers)}});
+  }
   for (const TokenRow &t : plan.tokens)
     tokens.push_back(llvm::json::Object{{"name", t.name},
                                         {"named_barrier", t.namedBarrier},
@@ -303,6 +346,7 @@ llvm::json::Value toJson(const KernelPlan &plan) {
       {"partitions", std::move(partitions)},
       {"pipes", std::move(pipes)},
       {"barriers", std::move(barriers)},
+      {"reclaims", std::move(reclaims)},
       {"tokens", std::move(tokens)},
       {"shared_memory",
        llvm::json::Object{{"buffers", plan.bufferBytes},

@@ -167,8 +167,10 @@ def TLESyncPlan : Pass<"tle-sync-plan"> {
     (requested or derived) and named barrier, with the CTA's register total;
     the pipes with their fields and bytes per slot; every barrier from
     `--tle-infer-arrive-counts` with its arrive count, transaction bytes,
-    arrive form, arriving and waiting partitions; and the shared-memory
-    footprint of the buffers and barriers (before alignment). With
+    arrive form, arriving and waiting partitions; the mbarrier on which
+    the readers of a pipe meet to `tle.reclaim` it, with its count; the
+    turn tokens with their named barriers; and the shared-memory footprint
+    of the buffers and barriers (before alignment). With
     `json=true` the same content is printed as JSON. The IR is unchanged.
 
     Example output:

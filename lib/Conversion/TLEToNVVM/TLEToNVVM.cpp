@@ -232,6 +232,8 @@ struct MBarrierArriveOpLowering : ConvertOpToLLVMPattern<MBarrierArriveOp> {
 struct TMABox {
   int64_t elementOffset, columnOffset, rowOffset;
 };
+} // namespace
+
 static SmallVector<TMABox> getTMABoxes(MemRefType tileType,
                                        ArrayRef<int64_t> box) {
   bool is2D = tileType.getRank() == 2;
@@ -281,6 +283,8 @@ static SmallVector<Value> getBoxCoordinates(OpBuilder &b, Location loc,
                                     createI32Constant(b, loc, box.rowOffset));
   return result;
 }
+
+namespace {
 
 /// tle.tma_load -> one cp.async.bulk.tensor per box of the destination,
 /// each completing on the slot's full barrier.

@@ -1,8 +1,9 @@
 """The wheel's tag. It holds libtle_runtime.so, a native library that
-tle.runtime loads with ctypes, not an extension module: the wheel is for
-one platform but for any Python 3 on it (py3-none-PLATFORM), so that one
-built with Python 3.11 installs on 3.12. Everything else is in
-pyproject.toml."""
+tle.runtime loads with ctypes, and tle._launch, an extension module built
+with the limited API (abi3, Python 3.9+) that tle.runtime does without
+where it cannot import it: the wheel is for one platform but for any
+Python 3 on it (py3-none-PLATFORM), so that one built with Python 3.11
+installs on 3.12. Everything else is in pyproject.toml."""
 
 from setuptools import setup
 from setuptools.dist import Distribution

@@ -14,7 +14,7 @@ llvm=/usr/lib/llvm-22
 # and run its CPU tests (pytest, torch for the tests of the PyTorch call).
 packages=(cmake ninja-build g++ lld python3 git clang-format libgtest-dev llvm-22-dev
           libmlir-22-dev mlir-22-tools llvm-22-tools python3-pip python3-setuptools
-          python3-wheel python3-pytest python3-torch)
+          python3-wheel python3-pytest python3-torch python3-dev)
 
 install_missing() {
   local missing=()

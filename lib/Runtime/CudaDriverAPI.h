@@ -121,6 +121,7 @@ CUresult cuDeviceGetAttribute(int *value, CUdevice_attribute attribute,
                               CUdevice device);
 CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice device);
 CUresult cuDevicePrimaryCtxRelease_v2(CUdevice device);
+CUresult cuCtxGetCurrent(CUcontext *context);
 CUresult cuCtxPushCurrent_v2(CUcontext context);
 CUresult cuCtxPopCurrent_v2(CUcontext *context);
 CUresult cuMemAlloc_v2(CUdeviceptr *ptr, size_t bytes);

@@ -458,13 +458,15 @@ static Status prepareLaunch(const Driver &driver, Module &module,
 
 static Status enqueue(const Driver &driver, CUstream stream, Launch &launch) {
   const KernelInfo &info = *launch.info;
-  return driver.check(
-      driver.launchKernel(launch.function, launch.grid[0], launch.grid[1],
-                          launch.grid[2], info.block[0], info.block[1],
-                          info.block[2],
-                          static_cast<unsigned>(info.dynamicSharedMemory),
-                          stream, launch.params.data(), nullptr),
-      "cuLaunchKernel('" + info.name + "')");
+  CUresult result = driver.launchKernel(
+      launch.function, launch.grid[0], launch.grid[1], launch.grid[2],
+      info.block[0], info.block[1], info.block[2],
+      static_cast<unsigned>(info.dynamicSharedMemory), stream,
+      launch.params.data(), nullptr);
+  // The message is built only for a failure: this is every launch's path.
+  if (result == CUDA_SUCCESS)
+    return Status::ok();
+  return driver.check(result, "cuLaunchKernel('" + info.name + "')");
 }
 
 /// Runs `batch` of `launch` on the device's stream; a hang leaves the

@@ -104,15 +104,21 @@ Context::~Context() {
 }
 
 ScopedContext::ScopedContext(const Context &context) : context(context) {
-  if (context.hung)
+  if (context.hung) {
     result = Status::hang("the device's context is unusable: a kernel hung");
-  else
-    result = context.driver.check(
-        context.driver.ctxPushCurrent(context.context), "cuCtxPushCurrent");
+    return;
+  }
+  CUcontext current = nullptr;
+  if (context.driver.ctxGetCurrent(&current) == CUDA_SUCCESS &&
+      current == context.context)
+    return;
+  result = context.driver.check(context.driver.ctxPushCurrent(context.context),
+                                "cuCtxPushCurrent");
+  pushed = static_cast<bool>(result);
 }
 
 ScopedContext::~ScopedContext() {
-  if (!result)
+  if (!pushed)
     return;
   CUcontext popped;
   context.driver.ctxPopCurrent(&popped);

@@ -33,6 +33,7 @@ namespace tle::runtime::detail {
   X(deviceGetAttribute, cuDeviceGetAttribute)                                  \
   X(primaryCtxRetain, cuDevicePrimaryCtxRetain)                                \
   X(primaryCtxRelease, cuDevicePrimaryCtxRelease_v2)                           \
+  X(ctxGetCurrent, cuCtxGetCurrent)                                            \
   X(ctxPushCurrent, cuCtxPushCurrent_v2)                                       \
   X(ctxPopCurrent, cuCtxPopCurrent_v2)                                         \
   X(memAlloc, cuMemAlloc_v2)                                                   \
@@ -93,6 +94,8 @@ struct Context {
 
 /// Makes a context current for the scope of one runtime call, and restores
 /// the caller's afterwards (a Python caller may be using another one).
+/// Where it is current already (PyTorch's primary context, every launch of
+/// a plan), nothing is pushed or popped.
 class ScopedContext {
 public:
   explicit ScopedContext(const Context &context);
@@ -103,6 +106,7 @@ public:
 private:
   const Context &context;
   Status result;
+  bool pushed = false;
 };
 
 } // namespace tle::runtime::detail

@@ -2,6 +2,8 @@
 Python values into the C calls (through a stand-in for the library, and
 through the real one where it is built). Needs neither torch nor a device."""
 
+import ctypes
+import glob
 import json
 import os
 import types
@@ -281,6 +283,75 @@ def test_a_plan_launches_new_values():
         plan.launch((1, 2, 3), 0)
     del plan
     assert lib.calls[-1] == ("plan_free",)
+
+
+def _c_launch():
+    """tle._launch, or a skip where this tle has none: the checkout's
+    sources, or a wheel built without Python's headers. A module that is
+    there but does not import is a failure."""
+    folder = os.path.dirname(rt.__file__)
+    if not glob.glob(os.path.join(folder, "_launch*.so")):
+        pytest.skip(f"{folder} has no tle._launch (the sources, or a wheel built "
+                    f"without python3-dev): plans launch through ctypes")
+    from tle import _launch
+    return _launch
+
+
+# tle_rt_plan_launch's C signature, for C stand-ins of the library.
+_PLAN_LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p,
+                                ctypes.POINTER(ctypes.c_uint64), ctypes.c_int,
+                                ctypes.c_uint64)
+
+
+def _recording_plan_launch(calls, code=rt.OK):
+    """A C function with tle_rt_plan_launch's signature that records its
+    arguments in `calls` and returns `code`."""
+
+    def plan_launch(plan, values, count, stream):
+        calls.append((plan, [values[i] for i in range(count)], stream))
+        return code
+
+    return _PLAN_LAUNCH(plan_launch)
+
+
+def test_the_c_launch_path_passes_every_value():
+    launch = _c_launch().launch
+    calls = []
+    function = _recording_plan_launch(calls, code=7)
+    address = ctypes.cast(function, ctypes.c_void_p).value
+    # Addresses, f32 bits, and negative scalars in two's complement as
+    # ctypes' c_uint64 takes them.
+    values = (0x7F0000001000, rt.f32_bits(0.5), -3, 2 ** 64 - 1)
+    assert launch(address, 0x1234, 0x55, values) == 7
+    assert calls == [(0x1234, [0x7F0000001000, 0x3F000000, 2 ** 64 - 3, 2 ** 64 - 1],
+                      0x55)]
+    with pytest.raises(TypeError, match="values must be a tuple"):
+        launch(address, 1, 0, [1])
+    with pytest.raises(ValueError, match="address is NULL"):
+        launch(0, 1, 0, ())
+    with pytest.raises(TypeError):
+        launch(address, 1, 0, (1.5,))
+    with pytest.raises(ValueError, match="at most 64 values, not 65"):
+        launch(address, 1, 0, tuple(range(65)))
+    assert len(calls) == 1
+
+
+def test_a_plan_launches_through_c_where_it_can():
+    _c_launch()
+    calls = []
+    lib = FakeLibrary()
+    lib.tle_rt_plan_launch = _recording_plan_launch(calls)
+    plan = _fake_kernel(lib).plan((4, 2), rt.Args([3], lib=lib))
+    plan.launch((0x1000, 7, rt.f32_bits(0.5)), 0x55)
+    assert calls == [(2, [0x1000, 7, 0x3F000000], 0x55)]
+    assert not any(call[0] == "plan_launch" for call in lib.calls)
+    with pytest.raises(ValueError, match="takes 3 argument values"):
+        plan.launch((1, 2), 0)
+    failing = FakeLibrary(error=b"kernel 'k': cuLaunchKernel failed")
+    failing.tle_rt_plan_launch = _recording_plan_launch([], code=rt.ERROR)
+    plan = _fake_kernel(failing).plan((1,), rt.Args([3], lib=failing))
+    with pytest.raises(rt.TleError, match="cuLaunchKernel failed"):
+        plan.launch((1, 2, 3), 0)
 
 
 def test_a_kernel_of_metadata_makes_no_plan(tmp_path):

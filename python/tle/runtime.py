@@ -24,7 +24,7 @@ stream (triton.testing.do_bench) time it, and its errors show at the next
 synchronization. `kernel.plan(grid, args)` checks a launch once and gives a
 LaunchPlan, whose launches take only the arguments' new values (addresses
 of new tensors of the same shapes): the launch path of an operator called
-again and again. `kernel.signature` describes the kernel's arguments as the
+again and again, made in C by tle._launch where the package has it. `kernel.signature` describes the kernel's arguments as the
 runtime read them from the metadata (`Arg`), and `kernel.args(values)`
 builds an argument list that the runtime has checked against them (rank,
 static sizes, element type, layout strides), so that a wrong tensor is
@@ -145,6 +145,15 @@ _PROTOTYPES = {
 }
 
 _lib = None
+
+# tle._launch.launch, LaunchPlan.launch's path in C (tle/_launch.c), or None
+# where the package was built without it; it takes plans of at most
+# _FAST_MAX_VALUES values.
+try:
+    from ._launch import launch as _fast_launch
+except ImportError:
+    _fast_launch = None
+_FAST_MAX_VALUES = 64
 
 
 def library():
@@ -549,6 +558,11 @@ class LaunchPlan:
         self.num_values = self._lib.tle_rt_plan_num_values(self._handle)
         self._values = c_uint64 * self.num_values
         self._launch = self._lib.tle_rt_plan_launch
+        # The C hot path (tle/_launch.c) where the wheel has it, else ctypes.
+        self._fast = None
+        if (_fast_launch is not None and self.num_values <= _FAST_MAX_VALUES
+                and isinstance(self._launch, ctypes._CFuncPtr)):
+            self._fast = (ctypes.cast(self._launch, c_void_p).value, self._handle.value)
 
     def launch(self, values, stream):
         """Enqueues one launch with `values` on `stream` (a CUstream as an
@@ -561,7 +575,10 @@ class LaunchPlan:
         if count != self.num_values:
             raise ValueError(f"kernel '{self.kernel.name}' takes {self.num_values} "
                              f"argument values (one per argument), {count} were given")
-        code = self._launch(self._handle, self._values(*values), count, stream)
+        if self._fast is not None:
+            code = _fast_launch(self._fast[0], self._fast[1], stream, tuple(values))
+        else:
+            code = self._launch(self._handle, self._values(*values), count, stream)
         if code:
             _check(code, self._lib)
 

@@ -1,0 +1,74 @@
+"""Where the CPU time of one tle.sparse_mla_fwd call goes, on the GPU
+machine: the whole call with the plan's launch in C (tle._launch) and with
+it switched to ctypes, the launch alone both ways, the output allocations
+and the signature key (perf_counter over 2,000 calls, best of three).
+
+    PYTHONPATH=SITE python3 utils/sparse_mla_call_cost.py
+
+tle (the wheel) and torch must be importable; the call is the one
+`test_cpu_cost_of_a_call` times (SQ=64, SKV=256, H=64, topk=128).
+"""
+
+import torch
+
+import tle
+from tle import runtime as rt
+from tle.bench import cpu_us
+from tle.sparse_mla import op
+from tle.sparse_mla.inputs import make_inputs
+from tle.sparse_mla.kernel import _raw_stream
+
+
+def main():
+    print("tle._launch:", "yes" if rt._fast_launch else "no (ctypes only)")
+    q, kv, idx = make_inputs(64, 256, 64, 128)
+    tle.sparse_mla_fwd(q, kv, idx, 0.5)
+    call = next(iter(op._FORWARD._calls.values()))
+    plan, device = call.plan, call.device
+    out = call.empty_outputs()
+    values = (q.data_ptr(), kv.data_ptr(), idx.data_ptr(), out[0].data_ptr(),
+              out[1].data_ptr(), out[2].data_ptr(), call.scale_bits, call.sink,
+              call.length)
+    stream = _raw_stream(device.index)
+    fast = plan._fast
+
+    def through_ctypes(fn):
+        def run():
+            plan._fast = None
+            try:
+                return fn()
+            finally:
+                plan._fast = fast
+        return run
+
+    def call_once():
+        return tle.sparse_mla_fwd(q, kv, idx, 0.5)
+
+    def launch():
+        plan.launch(values, stream)
+
+    def empty_and_unbind():
+        return (torch.empty(call.out_shape, dtype=torch.bfloat16, device=device),
+                torch.empty((2,) + tuple(call.stat_shape), dtype=torch.float32,
+                            device=device).unbind(0))
+
+    def key():
+        return (q.shape, q.stride(), q.dtype, q.get_device(), kv.shape, kv.stride(),
+                kv.dtype, kv.get_device(), idx.shape, idx.stride(), idx.dtype,
+                idx.get_device(), 0.5, 512, None, None)
+
+    rows = {
+        "tle.sparse_mla_fwd, C launch": call_once,
+        "tle.sparse_mla_fwd, ctypes launch": through_ctypes(call_once),
+        "LaunchPlan.launch, C": launch,
+        "LaunchPlan.launch, ctypes": through_ctypes(launch),
+        "three torch.empty (the outputs)": call.empty_outputs,
+        "one torch.empty and a [2, ...] unbind": empty_and_unbind,
+        "the signature key": key,
+    }
+    for name, fn in rows.items():
+        print(f"| {name} | {min(cpu_us(fn, 2000, warmup=50) for _ in range(3)):.1f} |")
+
+
+if __name__ == "__main__":
+    main()

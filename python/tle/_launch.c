@@ -74,7 +74,11 @@ static PyObject *launch(PyObject *self, PyObject *args) {
   uint64_t stream;
   if (as_u64(stream_object, &stream))
     return NULL;
+  /* A launch into a full queue blocks until there is room: let other
+     Python threads run meanwhile, as PyTorch's own launches do. */
+  PyThreadState *state = PyEval_SaveThread();
   int code = plan_launch(plan, values, (int)count, stream);
+  PyEval_RestoreThread(state);
   return PyLong_FromLong(code);
 }
 

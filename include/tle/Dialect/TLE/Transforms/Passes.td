@@ -28,39 +28,40 @@ def TLEExpandReplicas : Pass<"tle-expand-replicas"> {
     Before:
 
     ```mlir
-    %ab = tle.pipe "ab" capacity 2 fields(a = %abuf : memref<2x128x64xbf16, 3>)
+    %ab = tle.pipe "ab" capacity 2 fields(a = %abuf : memref<2x128x64xbf16, #sw>)
         readers(mma)
     tle.warp_specialize
-    default "tma" warps(4) { ... tle.warp_yield }
+    default "tma" warps(1) { ... tle.warp_yield }
     partition "mma" warps(4) replicas(2) (%r: index) {
       %row = arith.muli %r, %c64 : index
-      %a = tle.wait %ab[%i : index] reader "mma" -> memref<128x64xbf16, 3>
+      %a = tle.wait %ab[%i : index] reader "mma" -> memref<128x64xbf16, #sw>
       %half = memref.subview %a[%row, 0] [64, 64] [1, 1]
-          : memref<128x64xbf16, 3> to memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
-      ...
+          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1], offset: ?>, #sw>
+      %d = tle.wgmma %half, %b, %acc : memref<64x64xbf16, strided<[64, 1], offset: ?>, #sw>, ...
       tle.release %ab[%i : index] reader "mma"
       tle.warp_return
     }
     ```
 
-    After:
+    After (TLE ops take the static view; another user would take a
+    `memref.cast` of it back to the type written):
 
     ```mlir
-    %ab = tle.pipe "ab" capacity 2 fields(a = %abuf : memref<2x128x64xbf16, 3>)
+    %ab = tle.pipe "ab" capacity 2 fields(a = %abuf : memref<2x128x64xbf16, #sw>)
         readers("mma#0", "mma#1")
     tle.warp_specialize
-    default "tma" warps(4) { ... tle.warp_yield }
+    default "tma" warps(1) { ... tle.warp_yield }
     partition "mma#0" warps(4) {
-      %a = tle.wait %ab[%i : index] reader "mma#0" -> memref<128x64xbf16, 3>
-      %0 = memref.subview %a[0, 0] [64, 64] [1, 1]
-          : memref<128x64xbf16, 3> to memref<64x64xbf16, strided<[64, 1]>, 3>
-      %half = memref.cast %0 : ... to memref<64x64xbf16, strided<[64, 1], offset: ?>, 3>
-      ...
+      %a = tle.wait %ab[%i : index] reader "mma#0" -> memref<128x64xbf16, #sw>
+      %half = memref.subview %a[0, 0] [64, 64] [1, 1]
+          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1]>, #sw>
+      %d = tle.wgmma %half, %b, %acc : memref<64x64xbf16, strided<[64, 1]>, #sw>, ...
       tle.release %ab[%i : index] reader "mma#0"
       tle.warp_return
     }
     partition "mma#1" warps(4) {
-      ... the same with reader "mma#1" and subview offsets [64, 0]
+      ... the same with reader "mma#1" and the subview at [64, 0], of type
+      memref<64x64xbf16, strided<[64, 1], offset: 4096>, #sw>
     }
     ```
   }];

@@ -7,12 +7,14 @@
 // all row-major. One CTA computes a 128 x 256 tile of C.
 //
 // A one-warp producer streams 128 x 64 tiles of A and 64 x 256 tiles of B
-// through the four-slot pipe `ab` with TMA; two consumer warp groups, one
-// partition each (mma0 and mma1), take 64 rows of the tile: each
-// multiplies its half of every A slot and the whole B slot into its fp32
-// accumulator with wgmma straight from shared memory. At the end each
-// reclaims one B slot of the drained pipe, writes its rows of C there as
-// bf16 (stmatrix) and stores them with TMA. Nothing in this file is a
+// through the four-slot pipe `ab` with TMA; two consumer warp groups, the
+// two replicas of partition mma (written once, with the replica index %r),
+// take 64 rows of the tile each: replica r multiplies rows r * 64 .. of
+// every A slot and the whole B slot into its fp32 accumulator with wgmma
+// straight from shared memory. At the end each reclaims B slot r of the
+// drained pipe, writes its rows of C there as bf16 (stmatrix) and stores
+// them with TMA at row m0 + r * 64. Each replica is a reader of its own
+// (mma#0, mma#1), so the free barrier counts both. Nothing in this file is a
 // barrier or a fence: the compiler derives the mbarriers, their
 // transaction bytes, slots and parities, the proxy fence and partition
 // barriers around the TMA store, and the register split.
@@ -25,20 +27,20 @@
 //      CHECK:sync plan for @gemm
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
-// CHECK-NEXT:  mma0       4      0           232        1
-// CHECK-NEXT:  mma1       4      4           232        2
+// CHECK-NEXT:  mma#0      4      0           232        1
+// CHECK-NEXT:  mma#1      4      4           232        2
 // CHECK-NEXT:  tma        1      8           40         3
 // CHECK-NEXT:pipes:
 // CHECK-NEXT:  pipe  capacity  field  slot         bytes/slot
 // CHECK-NEXT:  ab    4         a      128x64xbf16  16384
 // CHECK-NEXT:                  b      64x256xbf16  32768
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives     waits
-// CHECK-NEXT:  ab.full  4      1      49152     expect_tx   no     tma         mma0, mma1
-// CHECK-NEXT:  ab.free  4      256    0         per_thread  no     mma0, mma1  tma
+// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives       waits
+// CHECK-NEXT:  ab.full  4      1      49152     expect_tx   no     tma           mma#0, mma#1
+// CHECK-NEXT:  ab.free  4      256    0         per_thread  no     mma#0, mma#1  tma
 // CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
 // CHECK-NEXT:  barrier     count  readers
-// CHECK-NEXT:  ab.reclaim  256    mma0, mma1
+// CHECK-NEXT:  ab.reclaim  256    mma#0, mma#1
 // CHECK-NEXT:shared memory: 196608 B of buffers + 72 B of barriers = 196680 B (before alignment)
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
@@ -97,81 +99,50 @@ func.func @gemm(%a: !tle.tensor_map<128x64xbf16, swizzle = 128>,
   %ab = tle.pipe "ab" capacity 4
       fields(a = %abuf : memref<4x128x64xbf16, #sw>,
              b = %bbuf : memref<4x64x256xbf16, #sw>)
-      readers(mma0, mma1)
+      readers(mma)
 
   tle.warp_specialize
-  default "mma0" warps(4) registers(232) {
+  // Two copies of the consumer, one warp group each; replica %r takes rows
+  // %r * 64 .. %r * 64 + 63 of the tile. Replica 0 is the default
+  // partition, on warps 0-3; replica 1 follows on warps 4-7.
+  default "mma" warps(4) registers(232) replicas(2) (%r: index) {
+    %row = arith.muli %r, %c64 : index
     %zero = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
     %sum = scf.for %i = %c0 to %steps step %c1
         iter_args(%acc = %zero) -> tensor<64x256xf32, #acc> {
-      %at, %bt = tle.wait %ab[%i : index] reader "mma0"
+      %at, %bt = tle.wait %ab[%i : index] reader "mma"
           -> memref<128x64xbf16, #sw>, memref<64x256xbf16, #sw>
-      // Rows 0-63 of the A tile: a whole 8-row-group view of its one chunk.
-      %ah = memref.subview %at[0, 0] [64, 64] [1, 1]
-          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1], offset: 0>, #sw>
+      // This replica's 64 rows of the A tile: a whole 8-row-group view of
+      // its one chunk (static once the replicas are expanded).
+      %ah = memref.subview %at[%row, 0] [64, 64] [1, 1]
+          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1], offset: ?>, #sw>
       %d = tle.wgmma %ah, %bt, %acc
-          : memref<64x64xbf16, strided<[64, 1], offset: 0>, #sw>, memref<64x256xbf16, #sw>,
+          : memref<64x64xbf16, strided<[64, 1], offset: ?>, #sw>, memref<64x256xbf16, #sw>,
             tensor<64x256xf32, #acc>
       // The multiply still reads the slot: the compiler makes the release
       // take effect when a wgmma_wait retires it, here in the next
       // iteration, so this multiply overlaps the next wait.
-      tle.release %ab[%i : index] reader "mma0"
+      tle.release %ab[%i : index] reader "mma"
       %issued = tle.wgmma_wait %d pending(1) : tensor<64x256xf32, #acc>
       scf.yield %issued : tensor<64x256xf32, #acc>
     }
     %done = tle.wgmma_wait %sum pending(0) : tensor<64x256xf32, #acc>
-    // Epilogue: round to bf16, stage the rows in B's slot 0 once both
-    // consumers are done with the pipe (tle.reclaim; the other takes slot
-    // 1), and store them with TMA, which leaves out rows and columns
-    // past C's end.
+    // Epilogue: round to bf16, stage the rows in B's slot %r once both
+    // replicas are done with the pipe (tle.reclaim), and store them with
+    // TMA at row m0 + %r * 64, which leaves out rows and columns past C's
+    // end.
     %out = arith.truncf %done : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
-    %slot = memref.subview %bbuf[0, 0, 0] [1, 64, 256] [1, 1, 1]
-        : memref<4x64x256xbf16, #sw> to memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
-    %stage = tle.reclaim %ab reader "mma0" scratch %slot
-        : memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
+    %slot = memref.subview %bbuf[%r, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<4x64x256xbf16, #sw> to memref<64x256xbf16, strided<[256, 1], offset: ?>, #sw>
+    %stage = tle.reclaim %ab reader "mma" scratch %slot
+        : memref<64x256xbf16, strided<[256, 1], offset: ?>, #sw>
     tle.local_store %out, %stage
-        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
-    tle.tma_store %c[%m0, %n0] from %stage
+        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[256, 1], offset: ?>, #sw>
+    %m = arith.addi %m0, %row : index
+    tle.tma_store %c[%m, %n0] from %stage
         : !tle.tensor_map<64x64xbf16, swizzle = 128>,
-          memref<64x256xbf16, strided<[256, 1], offset: 0>, #sw>
+          memref<64x256xbf16, strided<[256, 1], offset: ?>, #sw>
     tle.warp_yield
-  }
-  partition "mma1" warps(4) registers(232) {
-    %zero = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
-    %sum = scf.for %i = %c0 to %steps step %c1
-        iter_args(%acc = %zero) -> tensor<64x256xf32, #acc> {
-      %at, %bt = tle.wait %ab[%i : index] reader "mma1"
-          -> memref<128x64xbf16, #sw>, memref<64x256xbf16, #sw>
-      // Rows 64-127 of the A tile.
-      %ah = memref.subview %at[64, 0] [64, 64] [1, 1]
-          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1], offset: 4096>, #sw>
-      %d = tle.wgmma %ah, %bt, %acc
-          : memref<64x64xbf16, strided<[64, 1], offset: 4096>, #sw>, memref<64x256xbf16, #sw>,
-            tensor<64x256xf32, #acc>
-      // The multiply still reads the slot: the compiler makes the release
-      // take effect when a wgmma_wait retires it, here in the next
-      // iteration, so this multiply overlaps the next wait.
-      tle.release %ab[%i : index] reader "mma1"
-      %issued = tle.wgmma_wait %d pending(1) : tensor<64x256xf32, #acc>
-      scf.yield %issued : tensor<64x256xf32, #acc>
-    }
-    %done = tle.wgmma_wait %sum pending(0) : tensor<64x256xf32, #acc>
-    // Epilogue: round to bf16, stage the rows in B's slot 1 once both
-    // consumers are done with the pipe (tle.reclaim; the other takes slot
-    // 0), and store them with TMA, which leaves out rows and columns
-    // past C's end.
-    %out = arith.truncf %done : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
-    %slot = memref.subview %bbuf[1, 0, 0] [1, 64, 256] [1, 1, 1]
-        : memref<4x64x256xbf16, #sw> to memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
-    %stage = tle.reclaim %ab reader "mma1" scratch %slot
-        : memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
-    tle.local_store %out, %stage
-        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
-    %row = arith.addi %m0, %c64 : index
-    tle.tma_store %c[%row, %n0] from %stage
-        : !tle.tensor_map<64x64xbf16, swizzle = 128>,
-          memref<64x256xbf16, strided<[256, 1], offset: 16384>, #sw>
-    tle.warp_return
   }
   partition "tma" warps(1) registers(40) {
     scf.for %i = %c0 to %steps step %c1 {

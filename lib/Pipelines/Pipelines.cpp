@@ -45,9 +45,12 @@ void tle::buildDeriveSyncPipeline(OpPassManager &pm,
                                   const TLEToLLVMOptions &options) {
   // Helper functions are inlined into the kernels that call them, and
   // dropped, before anything looks at a kernel; nothing else changes (no
-  // canonicalization in between).
+  // canonicalization in between). Replicated partitions are written out
+  // next, once a helper called with the replica index is inlined and can be
+  // folded with it.
   pm.addPass(createInlinerPass({}, [](OpPassManager &) {}));
   pm.addPass(createSymbolDCEPass());
+  pm.addPass(createTLEExpandReplicas());
   if (options.verifyPipes)
     pm.addPass(createTLEVerifyPipes({options.strictPipes}));
   pm.addPass(createTLEInferArriveCounts());
@@ -102,8 +105,8 @@ struct TLEPipelineOptions : public PassPipelineOptions<TLEPipelineOptions> {
 void tle::registerTLEPipelines() {
   PassPipelineRegistration<TLEPipelineOptions>(
       "tle-derive-sync",
-      "Inline helper functions, check the pipe protocol, derive barriers and "
-      "counts, assign slots and parities",
+      "Inline helper functions, expand replicated partitions, check the pipe "
+      "protocol, derive barriers and counts, assign slots and parities",
       [](OpPassManager &pm, const TLEPipelineOptions &cl) {
         buildDeriveSyncPipeline(pm, cl.get());
       });

@@ -1356,3 +1356,141 @@ func.func @token_through_block_argument(%c: i1) {
     }
   return
 }
+
+// -----
+
+// expected-error @+1 {{'tle.warp_specialize' op partition 'mma' has 0 replicas; replicas(N) needs N >= 1}}
+tle.warp_specialize
+default "tma" warps(1) {
+  tle.warp_yield
+}
+partition "mma" warps(4) replicas(0) (%r: index) {
+  tle.warp_return
+}
+
+// -----
+
+// expected-error @+1 {{'tle.warp_specialize' op partition 'mma' takes 1 block arguments of types 'i32'; a replicated partition takes one, its replica index, of type index}}
+tle.warp_specialize
+default "tma" warps(1) {
+  tle.warp_yield
+}
+partition "mma" warps(4) replicas(2) (%r: i32) {
+  tle.warp_return
+}
+
+// -----
+
+// expected-error @+1 {{'tle.warp_specialize' op partition 'mma' takes 2 block arguments of types 'index', 'index'; a replicated partition takes one, its replica index, of type index}}
+tle.warp_specialize
+default "tma" warps(1) {
+  tle.warp_yield
+}
+partition "mma" warps(4) replicas(2) (%r: index, %s: index) {
+  tle.warp_return
+}
+
+// -----
+
+// The generic form can state a count without the index.
+// expected-error @+1 {{'tle.warp_specialize' op partition 'mma' has 2 replicas but takes no replica index; write replicas(2) (%r: index)}}
+"tle.warp_specialize"() <{partitionNames = ["tma", "mma"], partitionNumWarps = array<i32: 1, 4>, partitionReplicas = array<i32: 1, 2>, requestedRegisters = array<i32: 0, 0>}> ({
+  "tle.warp_yield"() : () -> ()
+}, {
+  "tle.warp_return"() : () -> ()
+}) : () -> ()
+
+// -----
+
+func.func @replicated_default_with_results() -> f32 {
+  // expected-error @+1 {{'tle.warp_specialize' op replicates its default partition 'mma' but returns values; only replica 0 goes on past the op, so a replicated default partition yields nothing}}
+  %x = tle.warp_specialize -> (f32)
+  default "mma" warps(4) replicas(2) (%r: index) {
+    %c = arith.constant 1.0 : f32
+    tle.warp_yield %c : f32
+  }
+  partition "tma" warps(1) {
+    tle.warp_return
+  }
+  return %x : f32
+}
+
+// -----
+
+// expected-error @+1 {{'tle.warp_specialize' op has a partition named 'mma#1', the name of replica 1 of partition 'mma'}}
+tle.warp_specialize
+default "mma#1" warps(1) {
+  tle.warp_yield
+}
+partition "mma" warps(4) replicas(2) (%r: index) {
+  tle.warp_return
+}
+
+// -----
+
+// Each replica is a partition with its own named barrier.
+// expected-error @+1 {{'tle.warp_specialize' op has 16 partitions (counting each replica), but each partition needs a named barrier and a CTA has 16 (id 0 is the CTA-wide barrier), so at most 15 partitions fit}}
+tle.warp_specialize
+default "d" warps(1) {
+  tle.warp_yield
+}
+partition "w" warps(1) replicas(15) (%r: index) {
+  tle.warp_return
+}
+
+// -----
+
+// Each replica gets its own warps, and its budget counts once per replica.
+// expected-error @+1 {{'tle.warp_specialize' op register budgets need 90112 registers per CTA (warp group 0: 24 x 128, warp group 1: 232 x 128, warp group 2: 232 x 128, warp group 3: 216 x 128), over the 65536 that setmaxnreg can hand out: the CTA's 512 threads start with 128 registers each}}
+tle.warp_specialize
+default "tma" warps(1) {
+  tle.warp_yield
+}
+partition "mma" warps(4) registers(232) replicas(2) (%r: index) {
+  tle.warp_return
+}
+partition "epi" warps(4) registers(216) {
+  tle.warp_return
+}
+
+// -----
+
+// Two one-warp replicas share a warp group; their budgets agree, so the
+// conflict is with the next partition.
+// expected-error @+1 {{'tle.warp_specialize' op partitions 'w#1' and 'x' share warp group 0 but request 40 and 48 registers; setmaxnreg sets one budget per warp group}}
+tle.warp_specialize
+default "d" warps(1) {
+  tle.warp_yield
+}
+partition "w" warps(1) registers(40) replicas(2) (%r: index) {
+  tle.warp_return
+}
+partition "x" warps(1) registers(48) {
+  tle.warp_return
+}
+
+// -----
+
+func.func @token_to_replicas() {
+  %t = tle.token "go" from "tma" to "mma"
+  tle.warp_specialize
+  default "tma" warps(1) {
+    // expected-error @+1 {{'tle.signal' op on token 'go': the token names partition 'mma', which runs 2 replicas; a token orders two single partitions, so it cannot name a replicated one}}
+    tle.signal %t
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(2) (%r: index) {
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A replica's name is an identifier, '#' and its index.
+func.func @reader_name_with_hash() {
+  %buf = tle.shared_alloc : memref<2x128xf32, 3>
+  // expected-error @+1 {{'tle.pipe' op reader name 'mma#' of pipe 'p' is not an identifier}}
+  %p = tle.pipe "p" capacity 2 fields(v = %buf : memref<2x128xf32, 3>) readers("mma#")
+  return
+}

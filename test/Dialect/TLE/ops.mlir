@@ -311,3 +311,34 @@ func.func @token_forms() {
     }
   return
 }
+
+// A replicated partition takes its replica index as a block argument; the
+// pipe names its reader once, by the name the ops use.
+// CHECK-LABEL: func.func @replica_forms
+func.func @replica_forms(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %buf = tle.shared_alloc : memref<2x128xf32, #smem>
+  // CHECK: tle.pipe "rows" capacity 2 fields({{.*}}) readers(mma)
+  // CHECK: tle.pipe "done" capacity 2 fields({{.*}}) readers("mma#0", "mma#1")
+  %p = tle.pipe "rows" capacity 2 fields(v = %buf : memref<2x128xf32, #smem>)
+      readers(mma)
+  %q = tle.pipe "done" capacity 2 fields(v = %buf : memref<2x128xf32, #smem>)
+      readers("mma#0", "mma#1")
+  tle.warp_specialize
+    // CHECK: default "tma" warps(1) {
+    default "tma" warps(1) {
+      tle.warp_yield
+    }
+    // CHECK: partition "mma" warps(4) registers(232) replicas(2) (%[[R:.*]]: index) {
+    // CHECK-NEXT: arith.muli %[[R]], %{{.*}} : index
+    partition "mma" warps(4) registers(232) replicas(2) (%r: index) {
+      %row = arith.muli %r, %c64 : index
+      tle.warp_return
+    }
+    // CHECK: partition "one" warps(4) replicas(1) (%{{.*}}: index) {
+    partition "one" warps(4) replicas(1) (%s: index) {
+      tle.warp_return
+    }
+  return
+}

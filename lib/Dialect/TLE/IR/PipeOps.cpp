@@ -23,6 +23,18 @@ bool mlir::tle::isIdentifier(StringRef name) {
                       [](char c) { return llvm::isAlnum(c) || c == '_'; });
 }
 
+std::string mlir::tle::getReplicaName(StringRef name, unsigned replica) {
+  return (name + "#" + Twine(replica)).str();
+}
+
+bool mlir::tle::isIdentifierOrReplicaName(StringRef name) {
+  if (!name.contains('#'))
+    return isIdentifier(name);
+  auto [base, replica] = name.rsplit('#');
+  return isIdentifier(base) && !replica.empty() &&
+         llvm::all_of(replica, llvm::isDigit);
+}
+
 //===----------------------------------------------------------------------===//
 // SharedAllocOp
 //===----------------------------------------------------------------------===//
@@ -235,7 +247,7 @@ LogicalResult PipeOp::verify() {
   llvm::StringSet<> readerNames;
   for (auto reader : getReaders().getAsRange<ReaderAttr>()) {
     StringRef readerName = reader.getName().getValue();
-    if (!isIdentifier(readerName))
+    if (!isIdentifierOrReplicaName(readerName))
       return emitOpError("reader name '")
              << readerName << "' of pipe '" << name << "' is not an identifier";
     if (readerName == "writer")

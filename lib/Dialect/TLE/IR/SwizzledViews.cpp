@@ -5,6 +5,9 @@
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tle;
@@ -27,15 +30,14 @@ static std::string describeCut(ArrayRef<int64_t> offsets,
          range(offsets[rank - 1], sizes[rank - 1]);
 }
 
-/// One memref.subview of a swizzled tile: checks that its result is again
-/// a swizzled tile (chunk stride = its own rows) and returns the bytes
-/// between its strided start and its swizzled start.
+/// One memref.subview of a swizzled tile, cut at `offsets`: checks that its
+/// result is again a swizzled tile (chunk stride = its own rows) and returns
+/// the bytes between its strided start and its swizzled start.
 static FailureOr<int64_t>
-getStepCorrection(memref::SubViewOp subview,
-                  function_ref<InFlightDiagnostic()> emitError) {
+getCutCorrection(memref::SubViewOp subview, ArrayRef<int64_t> offsets,
+                 function_ref<InFlightDiagnostic()> emitError) {
   MemRefType source = subview.getSourceType();
   int64_t rank = source.getRank();
-  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
   ArrayRef<int64_t> sizes = subview.getStaticSizes();
   auto [strides, unusedOffset] = source.getStridesAndOffset();
   auto reject = [&](StringRef rule) -> FailureOr<int64_t> {
@@ -87,6 +89,71 @@ getStepCorrection(memref::SubViewOp subview,
   int64_t strided =
       (r0 * strides[rank - 2] + c0 * strides[rank - 1]) * elementBytes;
   return swizzled - strided;
+}
+
+/// `value` with the replica index `index` set to `replica`, when folding
+/// the pure ops it is computed with gives an integer.
+static std::optional<int64_t> evaluateForReplica(Value value, Value index,
+                                                 int64_t replica,
+                                                 unsigned depth = 0) {
+  if (value == index)
+    return replica;
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return constant.getSExtValue();
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getNumResults() != 1 || !isPure(def) || depth > 16)
+    return std::nullopt;
+  SmallVector<Attribute> operands;
+  for (Value operand : def->getOperands()) {
+    std::optional<int64_t> known =
+        evaluateForReplica(operand, index, replica, depth + 1);
+    if (!known || !operand.getType().isIntOrIndex())
+      return std::nullopt;
+    operands.push_back(IntegerAttr::get(operand.getType(), *known));
+  }
+  SmallVector<OpFoldResult> folded;
+  if (failed(def->fold(operands, folded)) || folded.size() != 1)
+    return std::nullopt;
+  if (auto same = dyn_cast<Value>(folded.front()))
+    return evaluateForReplica(same, index, replica, depth + 1);
+  if (auto attr = dyn_cast<IntegerAttr>(cast<Attribute>(folded.front())))
+    return attr.getValue().getSExtValue();
+  return std::nullopt;
+}
+
+/// Checks one memref.subview step. Offsets computed from the replica index
+/// of a replicated partition are checked for every replica (the correction
+/// is replica 0's: passes that use it see the replicas expanded, where the
+/// offsets are static).
+static FailureOr<int64_t>
+getStepCorrection(memref::SubViewOp subview,
+                  function_ref<InFlightDiagnostic()> emitError) {
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
+  auto ws = subview->getParentOfType<WarpSpecializeOp>();
+  std::optional<unsigned> partition =
+      ws ? ws.getPartitionOf(subview) : std::nullopt;
+  if (!partition || !ws.isReplicated(*partition) ||
+      llvm::none_of(offsets, ShapedType::isDynamic))
+    return getCutCorrection(subview, offsets, emitError);
+  Value index = ws.getPartitionRegion(*partition).getArgument(0);
+  std::optional<int64_t> first;
+  for (unsigned r = 0, e = ws.getNumReplicas(*partition); r < e; ++r) {
+    SmallVector<int64_t> replicaOffsets;
+    for (OpFoldResult offset : subview.getMixedOffsets()) {
+      std::optional<int64_t> known =
+          isa<Attribute>(offset)
+              ? getConstantIntValue(offset)
+              : evaluateForReplica(cast<Value>(offset), index, r);
+      replicaOffsets.push_back(known.value_or(ShapedType::kDynamic));
+    }
+    FailureOr<int64_t> correction =
+        getCutCorrection(subview, replicaOffsets, emitError);
+    if (failed(correction))
+      return failure();
+    first = first.value_or(*correction);
+  }
+  return *first;
 }
 
 FailureOr<int64_t>

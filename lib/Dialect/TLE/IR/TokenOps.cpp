@@ -19,11 +19,13 @@ LogicalResult TokenOp::verify() {
   return success();
 }
 
-/// Whether `ws` has a partition labelled `label`.
-static bool hasPartition(WarpSpecializeOp ws, StringRef label) {
-  return llvm::any_of(
-      llvm::seq<unsigned>(0, ws.getNumPartitions()),
-      [&](unsigned p) { return ws.getPartitionLabel(p) == label; });
+/// The partition of `ws` labelled `label`, if any.
+static std::optional<unsigned> findPartition(WarpSpecializeOp ws,
+                                             StringRef label) {
+  for (unsigned p = 0, e = ws.getNumPartitions(); p < e; ++p)
+    if (ws.getPartitionLabel(p) == label)
+      return p;
+  return std::nullopt;
 }
 
 /// What tle.signal and tle.await share: the token comes straight from
@@ -44,7 +46,14 @@ static LogicalResult verifyTokenUse(Operation *op, TokenOp token,
            << name << "' is used outside every partition; only partition '"
            << own << "' of a tle.warp_specialize " << verb << " it";
   for (StringRef end : {token.getSignaler(), token.getWaiter()}) {
-    if (hasPartition(ws, end))
+    std::optional<unsigned> partition = findPartition(ws, end);
+    if (partition && ws.isReplicated(*partition))
+      return op->emitOpError("on token '")
+             << name << "': the token names partition '" << end
+             << "', which runs " << ws.getNumReplicas(*partition)
+             << " replicas; a token orders two single partitions, so it "
+                "cannot name a replicated one";
+    if (partition)
       continue;
     SmallVector<std::string> labels;
     for (unsigned p = 0; p < ws.getNumPartitions(); ++p)

@@ -26,11 +26,14 @@ unsigned WarpLayout::getNumThreads() const {
 WarpLayout mlir::tle::computeWarpLayout(WarpSpecializeOp op) {
   WarpLayout layout;
   unsigned next = 0;
-  for (int32_t warps : op.getPartitionNumWarps()) {
+  for (auto [i, warps] : llvm::enumerate(op.getPartitionNumWarps())) {
     unsigned align = std::min<unsigned>(warps, hopper::kWarpsPerWarpGroup);
-    unsigned first = llvm::alignTo(next, align);
-    layout.partitions.push_back({first, static_cast<unsigned>(warps)});
-    next = first + warps;
+    for (unsigned r = 0, e = op.getNumReplicas(i); r < e; ++r) {
+      unsigned first = llvm::alignTo(next, align);
+      layout.partitions.push_back(
+          {first, static_cast<unsigned>(warps), static_cast<unsigned>(i), r});
+      next = first + warps;
+    }
   }
   layout.numWarps = llvm::alignTo(next, hopper::kWarpsPerWarpGroup);
   layout.warpGroupPartitions.resize(layout.numWarps /
@@ -46,7 +49,8 @@ WarpLayout mlir::tle::computeWarpLayout(WarpSpecializeOp op) {
     unsigned requested = 0;
     for (unsigned p : partitions)
       if (!requested)
-        requested = op.getRequestedRegisters(p).value_or(0);
+        requested = op.getRequestedRegisters(layout.partitions[p].partition)
+                        .value_or(0);
     layout.requestedRegisters.push_back(requested);
   }
   return layout;
@@ -109,16 +113,54 @@ std::optional<unsigned> WarpSpecializeOp::getPartitionOf(Operation *op) {
   return std::nullopt;
 }
 
-/// Parses `["name"] warps(N) [registers(R)] region` for one partition.
+unsigned WarpSpecializeOp::getNumReplicas(unsigned i) {
+  std::optional<ArrayRef<int32_t>> replicas = getPartitionReplicas();
+  if (!replicas || i >= replicas->size())
+    return 1;
+  return std::max<int32_t>((*replicas)[i], 0);
+}
+
+std::optional<unsigned> WarpSpecializeOp::getFirstReplicated() {
+  for (unsigned i = 0, e = getNumPartitions(); i < e; ++i)
+    if (isReplicated(i))
+      return i;
+  return std::nullopt;
+}
+
+LogicalResult mlir::tle::requireExpandedReplicas(Operation *root,
+                                                 StringRef pass) {
+  WalkResult result = root->walk([&](WarpSpecializeOp op) {
+    std::optional<unsigned> replicated = op.getFirstReplicated();
+    if (!replicated)
+      return WalkResult::advance();
+    emitOpErrorAtHead(op) << "has replicated partition '"
+                          << op.getPartitionLabel(*replicated) << "' ("
+                          << op.getNumReplicas(*replicated)
+                          << " replicas), which --" << pass
+                          << " does not take; run --tle-expand-replicas "
+                             "before it (the tle pipelines do)";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+namespace {
+/// What the syntax of one partition holds besides its region.
+struct PartitionHeads {
+  SmallVector<Attribute> names;
+  SmallVector<int32_t> warps, registers, replicas;
+};
+} // namespace
+
+/// Parses `["name"] warps(N) [registers(R)] [replicas(K) (%r: index)]
+/// region` for one partition.
 static ParseResult parsePartition(OpAsmParser &parser, Region &region,
-                                  SmallVectorImpl<Attribute> &names,
-                                  SmallVectorImpl<int32_t> &warps,
-                                  SmallVectorImpl<int32_t> &registers) {
+                                  PartitionHeads &heads) {
   std::string name;
   if (parser.parseOptionalString(&name).failed())
     name.clear();
-  names.push_back(parser.getBuilder().getStringAttr(name));
-  int32_t numWarps = 0, numRegisters = 0;
+  heads.names.push_back(parser.getBuilder().getStringAttr(name));
+  int32_t numWarps = 0, numRegisters = 0, numReplicas = 1;
   if (parser.parseKeyword("warps") || parser.parseLParen() ||
       parser.parseInteger(numWarps) || parser.parseRParen())
     return failure();
@@ -126,9 +168,17 @@ static ParseResult parsePartition(OpAsmParser &parser, Region &region,
       (parser.parseLParen() || parser.parseInteger(numRegisters) ||
        parser.parseRParen()))
     return failure();
-  warps.push_back(numWarps);
-  registers.push_back(numRegisters);
-  return parser.parseRegion(region, /*arguments=*/{});
+  SmallVector<OpAsmParser::Argument> replicaIndex;
+  if (succeeded(parser.parseOptionalKeyword("replicas")) &&
+      (parser.parseLParen() || parser.parseInteger(numReplicas) ||
+       parser.parseRParen() ||
+       parser.parseArgumentList(replicaIndex, AsmParser::Delimiter::Paren,
+                                /*allowType=*/true)))
+    return failure();
+  heads.warps.push_back(numWarps);
+  heads.registers.push_back(numRegisters);
+  heads.replicas.push_back(numReplicas);
+  return parser.parseRegion(region, replicaIndex);
 }
 
 ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
@@ -144,21 +194,24 @@ ParseResult WarpSpecializeOp::parse(OpAsmParser &parser,
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
 
-  SmallVector<Attribute> names;
-  SmallVector<int32_t> warps, registers;
+  PartitionHeads heads;
   if (parser.parseKeyword("default") ||
-      parsePartition(parser, *result.addRegion(), names, warps, registers))
+      parsePartition(parser, *result.addRegion(), heads))
     return failure();
   SmallVector<std::unique_ptr<Region>> partitions;
   while (succeeded(parser.parseOptionalKeyword("partition"))) {
     partitions.push_back(std::make_unique<Region>());
-    if (parsePartition(parser, *partitions.back(), names, warps, registers))
+    if (parsePartition(parser, *partitions.back(), heads))
       return failure();
   }
   result.addRegions(partitions);
-  result.addAttribute("partitionNames", b.getArrayAttr(names));
-  result.addAttribute("partitionNumWarps", b.getDenseI32ArrayAttr(warps));
-  result.addAttribute("requestedRegisters", b.getDenseI32ArrayAttr(registers));
+  result.addAttribute("partitionNames", b.getArrayAttr(heads.names));
+  result.addAttribute("partitionNumWarps", b.getDenseI32ArrayAttr(heads.warps));
+  result.addAttribute("requestedRegisters",
+                      b.getDenseI32ArrayAttr(heads.registers));
+  if (llvm::any_of(heads.replicas, [](int32_t n) { return n != 1; }))
+    result.addAttribute("partitionReplicas",
+                        b.getDenseI32ArrayAttr(heads.replicas));
   return success();
 }
 
@@ -168,10 +221,10 @@ void WarpSpecializeOp::print(OpAsmPrinter &p) {
     llvm::interleaveComma(getResultTypes(), p);
     p << ")";
   }
-  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
-                                     {getPartitionNamesAttrName(),
-                                      getPartitionNumWarpsAttrName(),
-                                      getRequestedRegistersAttrName()});
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getPartitionNamesAttrName(), getPartitionNumWarpsAttrName(),
+       getRequestedRegistersAttrName(), getPartitionReplicasAttrName()});
   for (unsigned i = 0, e = getNumPartitions(); i < e; ++i) {
     p.printNewline();
     p << (i == 0 ? "default" : "partition");
@@ -181,9 +234,23 @@ void WarpSpecializeOp::print(OpAsmPrinter &p) {
     p << " warps(" << getPartitionNumWarps()[i] << ")";
     if (std::optional<unsigned> registers = getRequestedRegisters(i))
       p << " registers(" << *registers << ")";
+    if (isReplicated(i)) {
+      p << " replicas(" << getNumReplicas(i) << ") (";
+      p.printRegionArgument(getPartitionRegion(i).getArgument(0));
+      p << ")";
+    }
     p << ' ';
     p.printRegion(getPartitionRegion(i), /*printEntryBlockArgs=*/false);
   }
+}
+
+/// The label of one entry of the layout: `mma#1` for a replica.
+static std::string getPlacementLabel(WarpSpecializeOp op,
+                                     const PartitionPlacement &placement) {
+  std::string label = op.getPartitionLabel(placement.partition);
+  return op.isReplicated(placement.partition)
+             ? getReplicaName(label, placement.replica)
+             : label;
 }
 
 /// setmaxnreg acts on whole warp groups: every partition placed on a warp
@@ -192,17 +259,22 @@ static LogicalResult verifyWarpGroupBudgets(WarpSpecializeOp op,
                                             const WarpLayout &layout) {
   for (auto [group, partitions] : llvm::enumerate(layout.warpGroupPartitions)) {
     std::optional<unsigned> owner;
+    auto requestOf = [&](unsigned p) {
+      return op.getRequestedRegisters(layout.partitions[p].partition);
+    };
     for (unsigned p : partitions) {
-      std::optional<unsigned> requested = op.getRequestedRegisters(p);
+      std::optional<unsigned> requested = requestOf(p);
       if (!requested)
         continue;
       std::optional<unsigned> ownerBudget =
-          owner ? op.getRequestedRegisters(*owner) : std::nullopt;
+          owner ? requestOf(*owner) : std::nullopt;
       if (ownerBudget && *requested != *ownerBudget)
         return emitOpErrorAtHead(op)
-               << "partitions '" << op.getPartitionLabel(*owner) << "' and '"
-               << op.getPartitionLabel(p) << "' share warp group " << group
-               << " but request " << *ownerBudget << " and " << *requested
+               << "partitions '"
+               << getPlacementLabel(op, layout.partitions[*owner]) << "' and '"
+               << getPlacementLabel(op, layout.partitions[p])
+               << "' share warp group " << group << " but request "
+               << *ownerBudget << " and " << *requested
                << " registers; setmaxnreg sets one budget per warp group";
       owner = p;
     }
@@ -210,22 +282,71 @@ static LogicalResult verifyWarpGroupBudgets(WarpSpecializeOp op,
   return success();
 }
 
+/// A replicated partition takes its replica index as its one block
+/// argument; the default partition is never replicated.
+static LogicalResult verifyReplicas(WarpSpecializeOp op) {
+  llvm::StringSet<> labels;
+  for (unsigned i = 0, e = op.getNumPartitions(); i < e; ++i)
+    labels.insert(op.getPartitionLabel(i));
+  for (unsigned i = 0, e = op.getNumPartitions(); i < e; ++i) {
+    std::string label = op.getPartitionLabel(i);
+    Region &region = op.getPartitionRegion(i);
+    unsigned replicas = op.getNumReplicas(i);
+    if (i == 0 && op.isReplicated(0) && op.getNumResults() != 0)
+      return emitOpErrorAtHead(op)
+             << "replicates its default partition '" << label
+             << "' but returns values; only replica 0 goes on past the op, "
+                "so a replicated default partition yields nothing";
+    if (replicas < 1)
+      return emitOpErrorAtHead(op)
+             << "partition '" << label << "' has " << replicas
+             << " replicas; replicas(N) needs N >= 1";
+    if (region.getNumArguments() > 1 ||
+        (op.isReplicated(i) && !region.getArgument(0).getType().isIndex()))
+      return emitOpErrorAtHead(op)
+             << "partition '" << label << "' takes " << region.getNumArguments()
+             << " block arguments of types " << region.getArgumentTypes()
+             << "; a replicated partition takes one, its replica index, of "
+                "type index";
+    if (!op.isReplicated(i) && replicas != 1)
+      return emitOpErrorAtHead(op)
+             << "partition '" << label << "' has " << replicas
+             << " replicas but takes no replica index; write replicas("
+             << replicas << ") (%r: index)";
+    for (unsigned r = 0; op.isReplicated(i) && r < replicas; ++r)
+      if (labels.contains(getReplicaName(label, r)))
+        return emitOpErrorAtHead(op)
+               << "has a partition named '" << getReplicaName(label, r)
+               << "', the name of replica " << r << " of partition '" << label
+               << "'";
+  }
+  return success();
+}
+
 LogicalResult WarpSpecializeOp::verify() {
   unsigned numPartitions = getPartitionRegions().size() + 1;
+  std::optional<ArrayRef<int32_t>> replicas = getPartitionReplicas();
   if (getPartitionNames().size() != numPartitions ||
       getPartitionNumWarps().size() != numPartitions ||
-      getRequestedRegisters().size() != numPartitions)
+      getRequestedRegisters().size() != numPartitions ||
+      (replicas && replicas->size() != numPartitions))
     return emitOpErrorAtHead(*this)
-           << "needs a name, a warp count and a register request "
-              "for each of its "
+           << "needs a name, a warp count and a register request (and, if "
+              "any is replicated, a replica count) for each of its "
            << numPartitions << " partitions";
   if ((*this)->getParentOfType<WarpSpecializeOp>())
     return emitOpErrorAtHead(*this)
            << "cannot be nested in another tle.warp_specialize";
-  if (numPartitions > hopper::kNumNamedBarriers - 1)
+  if (failed(verifyReplicas(*this)))
+    return failure();
+  unsigned numCopies = 0;
+  for (unsigned i = 0; i < numPartitions; ++i)
+    numCopies += getNumReplicas(i);
+  if (numCopies > hopper::kNumNamedBarriers - 1)
     return emitOpErrorAtHead(*this)
-           << "has " << numPartitions
-           << " partitions, but each partition needs a "
+           << "has " << numCopies << " partitions"
+           << (numCopies != numPartitions ? " (counting each replica)" : "")
+           << ", but each partition needs a "
            << "named barrier and a CTA has " << hopper::kNumNamedBarriers
            << " (id 0 is the CTA-wide barrier), so at most "
            << hopper::kNumNamedBarriers - 1 << " partitions fit";

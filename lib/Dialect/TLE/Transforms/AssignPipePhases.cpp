@@ -382,6 +382,8 @@ struct TLEAssignPipePhasesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(requireExpandedReplicas(getOperation(), getArgument())))
+      return signalPassFailure();
     PhaseAssigner(&getContext()).run(getOperation());
   }
 };

@@ -252,6 +252,8 @@ struct InferArriveCountsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(requireExpandedReplicas(getOperation(), getArgument())))
+      return signalPassFailure();
     if (genericArrive != "per-thread" && genericArrive != "elected") {
       getOperation()->emitError("generic-arrive must be 'per-thread' or "
                                 "'elected', got '")

@@ -529,6 +529,8 @@ struct LowerPipesPass : mlir::tle::impl::TLELowerPipesBase<LowerPipesPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(requireExpandedReplicas(getOperation(), getArgument())))
+      return signalPassFailure();
     SmallVector<WarpSpecializeOp> kernels;
     getOperation()->walk([&](WarpSpecializeOp ws) { kernels.push_back(ws); });
     for (WarpSpecializeOp ws : kernels)

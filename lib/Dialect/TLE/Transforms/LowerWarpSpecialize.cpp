@@ -271,6 +271,8 @@ struct LowerWarpSpecializePass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(requireExpandedReplicas(getOperation(), getArgument())))
+      return signalPassFailure();
     SmallVector<WarpSpecializeOp> kernels;
     getOperation()->walk([&](WarpSpecializeOp ws) { kernels.push_back(ws); });
     for (WarpSpecializeOp ws : kernels)

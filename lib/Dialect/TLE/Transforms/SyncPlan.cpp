@@ -358,6 +358,8 @@ struct SyncPlanPass : mlir::tle::impl::TLESyncPlanBase<SyncPlanPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(requireExpandedReplicas(getOperation(), getArgument())))
+      return signalPassFailure();
     std::vector<KernelPlan> plans;
     WalkResult result = getOperation()->walk([&](WarpSpecializeOp ws) {
       FailureOr<KernelPlan> plan = buildPlan(ws);

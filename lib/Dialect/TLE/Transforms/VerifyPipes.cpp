@@ -575,6 +575,8 @@ struct VerifyPipesPass : mlir::tle::impl::TLEVerifyPipesBase<VerifyPipesPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(requireExpandedReplicas(getOperation(), getArgument())))
+      return signalPassFailure();
     bool failed = false;
     getOperation()->walk([&](PipeLifecycleOpInterface op) {
       if (op->getParentOfType<WarpSpecializeOp>())

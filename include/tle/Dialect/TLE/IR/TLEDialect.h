@@ -39,6 +39,16 @@ int64_t getSwizzleBytes(MemRefType type);
 /// fields, readers and tokens are, so that they print bare and can name
 /// barriers (`kv.free.left`) in reports.
 bool isIdentifier(StringRef name);
+/// `mma#1`: the name --tle-expand-replicas gives replica `replica` of a
+/// partition or reader called `name`. It is no identifier, so it cannot
+/// collide with a name the author wrote.
+std::string getReplicaName(StringRef name, unsigned replica);
+/// Whether `name` is an identifier or the replica name of one.
+bool isIdentifierOrReplicaName(StringRef name);
+/// Fails, with an error at the op, when a tle.warp_specialize under `root`
+/// still has a replicated partition: pass `pass` works on the partitions
+/// --tle-expand-replicas writes out.
+LogicalResult requireExpandedReplicas(Operation *root, StringRef pass);
 } // namespace mlir::tle
 
 #include "tle/Dialect/TLE/IR/TLEInterfaces.h.inc"

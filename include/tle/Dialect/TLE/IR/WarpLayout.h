@@ -16,14 +16,20 @@ class WarpSpecializeOp;
 struct PartitionPlacement {
   unsigned firstWarp;
   unsigned numWarps;
+  /// The partition placed here, and which of its replicas (0 unless it is
+  /// replicated).
+  unsigned partition;
+  unsigned replica;
 };
 
 struct WarpLayout {
-  /// One entry per partition, the default partition first.
+  /// One entry per copy of a partition, the default partition first, a
+  /// replicated partition's replicas in order. Once the replicas are
+  /// expanded, entry i is partition i.
   llvm::SmallVector<PartitionPlacement> partitions;
   /// Warps in the CTA: a whole number of warp groups.
   unsigned numWarps = 0;
-  /// For each warp group, the partitions that run on it.
+  /// For each warp group, the entries of `partitions` that run on it.
   llvm::SmallVector<llvm::SmallVector<unsigned, 4>> warpGroupPartitions;
   /// For each warp group, the registers its first requesting partition asks
   /// for, or 0. (The verifier rejects partitions of one warp group that
@@ -34,8 +40,9 @@ struct WarpLayout {
   unsigned getNumThreads() const;
 };
 
-/// Places the partitions in order, each at the next warp index that is a
-/// multiple of min(warps, 4), and rounds the CTA up to whole warp groups.
+/// Places the partitions in order, each replica of each at the next warp
+/// index that is a multiple of min(warps, 4), and rounds the CTA up to whole
+/// warp groups.
 /// Expects positive power-of-two warp counts.
 WarpLayout computeWarpLayout(WarpSpecializeOp op);
 

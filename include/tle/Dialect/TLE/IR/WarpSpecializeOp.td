@@ -46,6 +46,22 @@ def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
     of 4 warps. Each partition owns one named barrier (id 0 is the CTA's),
     which bounds a CTA to 15 partitions.
 
+    A partition may be *replicated*: `replicas(N) (%r: index)` runs N copies
+    of its region, each on its own warps with the same warp count and
+    register budget, and `%r` is the copy's replica index, 0..N-1. Warp
+    placement, the register arithmetic and the 15-partition bound count
+    every replica. A reader name used in a replicated partition stands for
+    N readers, one per replica: each waits and releases on its own, so the
+    free barrier of its fields counts the threads of all N. Replication is
+    a shorthand that `--tle-expand-replicas` (the first pass of the
+    pipelines) writes out into N ordinary partitions named `<name>#<r>`,
+    with reader `<reader>#<r>`; every later pass expects it expanded.
+    Replica 0 of a replicated default partition is the default partition
+    (its warps go on past the op), the others follow it as partitions, and
+    it yields no values. A replicated partition does not write a pipe (a
+    pipe has one writer), and turn tokens do not name it (a token joins two
+    single partitions).
+
     ```mlir
     tle.warp_specialize
       default "consumer" warps(4) registers(232) {
@@ -54,11 +70,20 @@ def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
       partition "producer" warps(4) registers(40) {
         tle.warp_return
       }
+    tle.warp_specialize
+      default "producer" warps(4) {
+        tle.warp_yield
+      }
+      partition "mma" warps(4) registers(232) replicas(2) (%r: index) {
+        %row = arith.muli %r, %c64 : index
+        tle.warp_return
+      }
     ```
   }];
   let arguments = (ins StrArrayAttr:$partitionNames,
                        DenseI32ArrayAttr:$partitionNumWarps,
-                       DenseI32ArrayAttr:$requestedRegisters);
+                       DenseI32ArrayAttr:$requestedRegisters,
+                       OptionalAttr<DenseI32ArrayAttr>:$partitionReplicas);
   let results = (outs Variadic<AnyType>:$results);
   let regions = (region SizedRegion<1>:$defaultRegion,
                         VariadicRegion<SizedRegion<1>>:$partitionRegions);
@@ -78,6 +103,15 @@ def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
     std::optional<unsigned> getRequestedRegisters(unsigned i);
     /// The partition (0 = default) of this op that contains `op`, if any.
     std::optional<unsigned> getPartitionOf(Operation *op);
+    /// How many copies of partition i run (1 unless it is replicated).
+    unsigned getNumReplicas(unsigned i);
+    /// Whether partition i is replicated: its region takes the replica
+    /// index, and --tle-expand-replicas has yet to write out its copies.
+    bool isReplicated(unsigned i) {
+      return getPartitionRegion(i).getNumArguments() != 0;
+    }
+    /// The first replicated partition, if any.
+    std::optional<unsigned> getFirstReplicated();
   }];
 }
 

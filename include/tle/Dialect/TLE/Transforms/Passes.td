@@ -5,6 +5,69 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TLEExpandReplicas : Pass<"tle-expand-replicas"> {
+  let summary = "Writes out each replicated partition as ordinary partitions";
+  let description = [{
+    A partition declared `replicas(N) (%r: index)` becomes N partitions,
+    `<name>#0` .. `<name>#<N-1>`, in its place: each a copy of the region
+    with the same warps and register budget, the replica index replaced by
+    an `arith.constant`, and the ops that depend on it folded (so a view
+    offset by `%r` gets static offsets, the form the protocol check and
+    the lowering need). A reader name used in the replicated partition
+    becomes `<reader>#<r>` in copy r, and the pipe's `readers(...)` lists
+    the N readers in its place with the same fields: each replica is a
+    reader of its own, so the free barrier counts the threads of all N.
+    The `tle-derive-sync` and `tle-to-llvm` pipelines run it first; every
+    later pass rejects a replicated partition.
+
+    Replica 0 of a replicated default partition stays the default
+    partition; the others follow it and end in `tle.warp_return`. It is an
+    error for a replicated partition to write a pipe (a pipe has one
+    writer) or to share a reader name of a pipe with another partition.
+
+    Before:
+
+    ```mlir
+    %ab = tle.pipe "ab" capacity 2 fields(a = %abuf : memref<2x128x64xbf16, #sw>)
+        readers(mma)
+    tle.warp_specialize
+    default "tma" warps(1) { ... tle.warp_yield }
+    partition "mma" warps(4) replicas(2) (%r: index) {
+      %row = arith.muli %r, %c64 : index
+      %a = tle.wait %ab[%i : index] reader "mma" -> memref<128x64xbf16, #sw>
+      %half = memref.subview %a[%row, 0] [64, 64] [1, 1]
+          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1], offset: ?>, #sw>
+      %d = tle.wgmma %half, %b, %acc : memref<64x64xbf16, strided<[64, 1], offset: ?>, #sw>, ...
+      tle.release %ab[%i : index] reader "mma"
+      tle.warp_return
+    }
+    ```
+
+    After (TLE ops take the static view; another user would take a
+    `memref.cast` of it back to the type written):
+
+    ```mlir
+    %ab = tle.pipe "ab" capacity 2 fields(a = %abuf : memref<2x128x64xbf16, #sw>)
+        readers("mma#0", "mma#1")
+    tle.warp_specialize
+    default "tma" warps(1) { ... tle.warp_yield }
+    partition "mma#0" warps(4) {
+      %a = tle.wait %ab[%i : index] reader "mma#0" -> memref<128x64xbf16, #sw>
+      %half = memref.subview %a[0, 0] [64, 64] [1, 1]
+          : memref<128x64xbf16, #sw> to memref<64x64xbf16, strided<[64, 1]>, #sw>
+      %d = tle.wgmma %half, %b, %acc : memref<64x64xbf16, strided<[64, 1]>, #sw>, ...
+      tle.release %ab[%i : index] reader "mma#0"
+      tle.warp_return
+    }
+    partition "mma#1" warps(4) {
+      ... the same with reader "mma#1" and the subview at [64, 0], of type
+      memref<64x64xbf16, strided<[64, 1], offset: 4096>, #sw>
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
   let summary = "Checks the pipe protocol of every kernel before lowering";
   let description = [{

@@ -63,9 +63,32 @@ struct TLEDistributeTensorsPass
     return failure(result.wasInterrupted());
   }
 
+  /// A distributed tensor lives in the registers of one partition's
+  /// threads; no function boundary can carry it (the pass converts no
+  /// signature), so name the argument or result instead of failing to
+  /// legalize the function.
+  LogicalResult checkSignatures() {
+    WalkResult result = getOperation()->walk([](FunctionOpInterface func) {
+      auto hasTensor = [](TypeRange types) {
+        return llvm::any_of(types, [](Type type) {
+          return static_cast<bool>(getDistributedType(type));
+        });
+      };
+      if (!hasTensor(func.getArgumentTypes()) &&
+          !hasTensor(func.getResultTypes()))
+        return WalkResult::advance();
+      return WalkResult(func.emitOpError("@")
+                        << func.getName()
+                        << " takes or returns a tensor with a TLE layout, "
+                           "which lives in the registers of one partition; "
+                           "pass it through shared or global memory");
+    });
+    return failure(result.wasInterrupted());
+  }
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
-    if (failed(checkPartitionSizes()))
+    if (failed(checkSignatures()) || failed(checkPartitionSizes()))
       return signalPassFailure();
     DistributedTypeConverter converter;
     ConversionTarget target(*context);

@@ -77,3 +77,12 @@ func.func @bad_shape() {
   %c = arith.constant dense<1.0> : tensor<2xf32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
   return
 }
+
+// -----
+
+// A distributed tensor cannot cross a function boundary.
+#acc = #tle.mma<warp_groups = [1, 1]>
+// expected-error @+1 {{'func.func' op @takes_accumulator takes or returns a tensor with a TLE layout, which lives in the registers of one partition; pass it through shared or global memory}}
+func.func @takes_accumulator(%acc: tensor<64x64xf32, #acc>) {
+  return
+}

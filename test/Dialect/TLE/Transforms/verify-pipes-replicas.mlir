@@ -1,0 +1,71 @@
+// RUN: tle-opt %s --tle-expand-replicas --tle-verify-pipes -split-input-file -verify-diagnostics
+// RUN: not tle-opt %s --tle-verify-pipes -split-input-file 2>&1 | FileCheck %s --check-prefix=UNEXPANDED
+// RUN: not tle-opt %s --tle-lower-warp-specialize -split-input-file 2>&1 | FileCheck %s --check-prefix=LOWER
+
+// The protocol check sees each replica as the partition it becomes, so a
+// replicated consumer that hangs is caught like a written-out one.
+
+// UNEXPANDED: error: 'tle.warp_specialize' op has replicated partition 'consumer' (2 replicas), which --tle-verify-pipes does not take; run --tle-expand-replicas before it (the tle pipelines do)
+// LOWER: error: 'tle.warp_specialize' op has replicated partition 'consumer' (2 replicas), which --tle-lower-warp-specialize does not take
+
+// Deadlock: the producer fills 'x' (capacity 1) for every iteration before
+// it commits 'y', but each replica needs 'y' before it releases anything
+// of 'x'. The producer's acquire needs both replicas' releases.
+func.func @replicas_wait_out_of_order(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<1x64xf32, 3>
+  %b = tle.shared_alloc : memref<1x64xf32, 3>
+  %x = tle.pipe "x" capacity 1 fields(a = %a : memref<1x64xf32, 3>) readers(c)
+  %y = tle.pipe "y" capacity 1 one_shot fields(b = %b : memref<1x64xf32, 3>) readers(c)
+  tle.warp_specialize
+  default "producer" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @+1 {{deadlock when argument 0 of @replicas_wait_out_of_order = 3: partitions wait on each other in a cycle 'producer' -> 'consumer#0' -> 'producer'; partition 'producer' waits to acquire iteration 1 of pipe 'x' (slot 0), which needs iteration 0 released by reader 'c#0', reader 'c#1'}}
+      %v = tle.acquire %x[%i : index] -> memref<64xf32, 3>
+      tle.commit %x[%i : index]
+    }
+    tle.commit %y
+    tle.warp_yield
+  }
+  partition "consumer" warps(4) replicas(2) (%r: index) {
+    // expected-note @+2 {{partition 'consumer#0' waits as reader 'c#0' for pipe 'y', which partition 'producer' has not committed}}
+    // expected-note @+1 {{partition 'consumer#1' waits as reader 'c#1' for pipe 'y', which partition 'producer' has not committed}}
+    %vy = tle.wait %y reader "c" -> memref<64xf32, 3>
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %x[%i : index] reader "c" -> memref<64xf32, 3>
+      tle.release %x[%i : index] reader "c"
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Only the second replica hangs: its loop runs one iteration longer, from
+// its replica index, and waits for an iteration the writer never commits.
+func.func @replica_waits_past_the_end(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %x = tle.pipe "x" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(c)
+  tle.warp_specialize
+  default "producer" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %x[%i : index] -> memref<64xf32, 3>
+      tle.commit %x[%i : index]
+    }
+    tle.warp_yield
+  }
+  partition "consumer" warps(4) replicas(2) (%r: index) {
+    %end = arith.addi %n, %r : index
+    scf.for %i = %c0 to %end step %c1 {
+      // expected-error @+1 {{deadlock when argument 0 of @replica_waits_past_the_end = 0: partition 'consumer#1' waits as reader 'c#1' for iteration 0 of pipe 'x', which partition 'producer' has not committed and never will (it has finished)}}
+      %v = tle.wait %x[%i : index] reader "c" -> memref<64xf32, 3>
+      tle.release %x[%i : index] reader "c"
+    }
+    tle.warp_return
+  }
+  return
+}

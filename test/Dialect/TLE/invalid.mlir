@@ -458,6 +458,14 @@ func.func @too_many_warp_groups(%t: tensor<192x192xf32, #tle.mma<warp_groups = [
 
 // -----
 
+// A count whose product with the others overflows 64 bits (the fuzz
+// target's seed 101, input 123, divided by zero after the wrapped product
+// passed).
+// expected-error @+1 {{warp_groups [1, 4611686018427387904] needs more warps than a CTA has}}
+func.func @overflowing_warp_groups(%t: tensor<64x64xf32, #tle.mma<warp_groups = [1, 4611686018427387904]>>)
+
+// -----
+
 // expected-error @+1 {{a slice removes dimension 0 or 1, got 2}}
 func.func @slice_dim(%t: tensor<64xf32, #tle.slice<dim = 2, parent = #tle.mma<warp_groups = [1, 1]>>>)
 

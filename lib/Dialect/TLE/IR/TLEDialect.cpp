@@ -194,7 +194,11 @@ verifyWarpGroupGrid(function_ref<InFlightDiagnostic()> emitError,
                     ArrayRef<int64_t> grid) {
   if (grid.size() != 2 || grid[0] < 1 || grid[1] < 1)
     return emitError() << "warp_groups must be two positive counts [gm, gn]";
-  if (grid[0] * grid[1] * hopper::kWarpsPerWarpGroup > hopper::kMaxWarpsPerCTA)
+  // Each count is bounded before the product, which could overflow.
+  constexpr int64_t maxGroups =
+      hopper::kMaxWarpsPerCTA / hopper::kWarpsPerWarpGroup;
+  if (grid[0] > maxGroups || grid[1] > maxGroups ||
+      grid[0] * grid[1] > maxGroups)
     return emitError() << "warp_groups [" << grid[0] << ", " << grid[1]
                        << "] needs more warps than a CTA has";
   return success();

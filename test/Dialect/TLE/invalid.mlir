@@ -844,6 +844,29 @@ func.func @convert_element(%p: tensor<64x64xf32, #acc>) {
 
 // -----
 
+#acc = #tle.mma<warp_groups = [1, 1]>
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
+func.func @convert_scratch_shape(%p: tensor<64x256xbf16, #acc>,
+                                 %buf: memref<64x128xbf16, #tle.shared<swizzle = 128>>) {
+  // expected-error @+1 {{'tle.convert_layout' op tensor 'tensor<64x256xbf16, #tle.mma<warp_groups = [1, 1]>>' does not match buffer 'memref<64x128xbf16, #tle.shared<swizzle = 128>>'}}
+  %a = tle.convert_layout %p scratch %buf
+      : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x128xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
+func.func @convert_scratch_global(%p: tensor<64x256xbf16, #acc>, %buf: memref<64x256xbf16>) {
+  // expected-error @+1 {{'tle.convert_layout' op expects a shared-memory buffer, got 'memref<64x256xbf16>'}}
+  %a = tle.convert_layout %p scratch %buf
+      : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16>
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Compute subset: shared and global memory
 //===----------------------------------------------------------------------===//

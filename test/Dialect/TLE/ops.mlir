@@ -249,6 +249,19 @@ func.func @reduce_broadcast_convert(%s: tensor<128x64xf32, #acc>,
   return %a : tensor<128x64xbf16, #opnd>
 }
 
+// A conversion through the author's shared-memory buffer.
+// CHECK-LABEL: func.func @convert_through_scratch
+#mma1 = #tle.mma<warp_groups = [1, 1]>
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
+func.func @convert_through_scratch(%o: tensor<64x256xbf16, #mma1>,
+                                   %buf: memref<64x256xbf16, #tle.shared<swizzle = 128>>)
+    -> tensor<64x256xbf16, #rows> {
+  // CHECK: tle.convert_layout %{{.*}} scratch %{{.*}} : tensor<64x256xbf16, #tle.mma<warp_groups = [1, 1]>> -> tensor<64x256xbf16, #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  %r = tle.convert_layout %o scratch %buf
+      : tensor<64x256xbf16, #mma1> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  return %r : tensor<64x256xbf16, #rows>
+}
+
 // Shared-memory tiles, swizzled or row-major, and global tiles.
 // CHECK-LABEL: func.func @memory
 // CHECK-SAME: (%[[G:.*]]: memref<?x512xbf16>, %[[I:.*]]: index, %[[J:.*]]: index)

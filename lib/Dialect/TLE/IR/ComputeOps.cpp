@@ -305,6 +305,9 @@ LogicalResult BroadcastOp::verify() {
                          getDim());
 }
 
+static LogicalResult verifyLocalAccess(Operation *op, RankedTensorType tensor,
+                                       Value memory);
+
 LogicalResult ConvertLayoutOp::verify() {
   RankedTensorType from = getSource().getType(), to = getResult().getType();
   if (failed(verifyDistributed(*this, from, "source")) ||
@@ -315,6 +318,10 @@ LogicalResult ConvertLayoutOp::verify() {
       from.getElementType() != to.getElementType())
     return emitOpError("changes only the layout; shapes and element types "
                        "must match");
+  // The scratch buffer is written and read as tle.local_store and
+  // tle.local_load would.
+  if (Value scratch = getScratch())
+    return verifyLocalAccess(*this, from, scratch);
   return success();
 }
 

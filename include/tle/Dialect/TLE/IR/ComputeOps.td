@@ -227,23 +227,45 @@ def TLE_BroadcastOp : TLE_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
-def TLE_ConvertLayoutOp : TLE_Op<"convert_layout", [Pure]> {
-  let summary = "Reinterprets a tensor in another layout that keeps its data";
+def TLE_ConvertLayoutOp : TLE_Op<"convert_layout"> {
+  let summary = "Moves a tensor into another layout";
   let description = [{
-    Changes a tensor's layout where every thread already holds the same
-    elements in the same order: `#tle.mma` to `#tle.mma_operand` with one
-    warp group per row block (`warp_groups = [g, 1]`), the step from a
-    softmax result to the A operand of the next `tle.wgmma`. Conversions
-    that would move data between threads go through shared memory with
-    `tle.local_store` and `tle.local_load` instead.
+    Changes a tensor's layout. Where every thread already holds the same
+    elements in the same order (`#tle.mma` to `#tle.mma_operand` with one
+    warp group per row block, `warp_groups = [g, 1]`: the step from a
+    softmax result to the A operand of the next `tle.wgmma`) nothing moves.
+    Any other conversion exchanges the elements between the partition's
+    threads through shared memory: the tensor is stored in the source
+    layout (`stmatrix` where `tle.local_store` would use it), the
+    partition meets at its barrier, and the tensor is loaded in the result
+    layout.
+
+    Without `scratch`, the compiler allocates the exchange buffer (rows
+    padded by 16 bytes against bank conflicts). With `scratch`, a
+    shared-memory view of the tensor's shape and element type, possibly
+    swizzled, the exchange goes through it and allocates nothing: storage
+    that is dead by then, such as a part of a pipe the partition has
+    reclaimed (`tle.reclaim`). The compiler adds the barriers the buffer
+    needs: one before the exchange when the partition accesses `scratch`
+    elsewhere, and one after it when it may write it again. A typical use
+    is an output tile leaving the wgmma layout for one in which each
+    thread stores 16 contiguous bytes to global memory.
 
     ```mlir
     %a = tle.convert_layout %p : tensor<64x64xbf16, #mma> -> tensor<64x64xbf16, #a>
+    %rows = tle.convert_layout %o scratch %stage
+        : tensor<64x256xbf16, #mma> -> tensor<64x256xbf16, #rows>,
+          memref<64x256xbf16, #tle.shared<swizzle = 128>>
     ```
   }];
-  let arguments = (ins TLE_DistributedTensor:$source);
+  let arguments = (ins TLE_DistributedTensor:$source,
+                       Arg<Optional<TLE_SharedMemRef>, "",
+                           [MemRead, MemWrite]>:$scratch);
   let results = (outs TLE_DistributedTensor:$result);
-  let assemblyFormat = "$source attr-dict `:` type($source) `->` type($result)";
+  let assemblyFormat = [{
+    $source (`scratch` $scratch^)? attr-dict `:` type($source) `->`
+    type($result) (`,` type($scratch)^)?
+  }];
   let hasVerifier = 1;
 }
 

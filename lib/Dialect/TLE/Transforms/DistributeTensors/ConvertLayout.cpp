@@ -1,9 +1,9 @@
 //===- ConvertLayout.cpp - tle.convert_layout -----------------------------===//
 //
 // A conversion that keeps every element in its thread moves nothing; any
-// other goes through a row-major scratch buffer in shared memory (rows
-// padded by 16 bytes against bank conflicts) between two barriers of the
-// partition.
+// other goes through shared memory between two barriers of the partition:
+// the author's scratch view, or a row-major buffer of the compiler's (rows
+// padded by 16 bytes against bank conflicts).
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,9 +32,19 @@ struct ConvertLayoutOpLowering : OpConversionPattern<ConvertLayoutOp> {
     // Decided before this op's own barrier exists, which would count.
     bool trailing = needsTrailingBarrier(op);
     Type element = from.getElementType();
-    SmallVector<int64_t> shape(from.getShape());
-    shape.back() += hopper::kMaxAccessBytes / getElementBytes(element);
-    Value scratch = createScratch(rewriter, op, shape, element);
+    Value scratch = op.getScratch();
+    if (scratch) {
+      // The author's buffer: other accesses of it in the partition, before
+      // or after, must not overlap the exchange.
+      bool accessedElsewhere = !scratch.hasOneUse();
+      if (accessedElsewhere)
+        gpu::BarrierOp::create(rewriter, loc);
+      trailing |= accessedElsewhere;
+    } else {
+      SmallVector<int64_t> shape(from.getShape());
+      shape.back() += hopper::kMaxAccessBytes / getElementBytes(element);
+      scratch = createScratch(rewriter, op, shape, element);
+    }
     emitTileStore(rewriter, loc, adaptor.getSource(), from, scratch);
     gpu::BarrierOp::create(rewriter, loc);
     SmallVector<Value> elements = emitTileLoad(rewriter, loc, to, scratch);

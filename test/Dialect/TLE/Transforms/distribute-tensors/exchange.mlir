@@ -101,3 +101,53 @@ func.func @two_exchanges_in_loop(%n: index) {
   }
   return
 }
+
+// -----
+
+// With `scratch`, the exchange goes through the author's buffer (here
+// swizzled, so stmatrix writes it) and allocates none; used nowhere else
+// and outside every loop, it needs only the barrier between its writes and
+// reads. The result layout takes 16 bytes a thread.
+// CHECK-LABEL: func.func @convert_through_scratch
+// CHECK-NOT: tle.shared_alloc
+// CHECK-NOT: gpu.barrier
+// CHECK: nvvm.stmatrix
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: llvm.load {{.*}} -> vector<8xbf16>
+// CHECK-NOT: gpu.barrier
+// CHECK: return
+#acc = #tle.mma<warp_groups = [1, 1]>
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
+#sw = #tle.shared<swizzle = 128>
+func.func @convert_through_scratch(%buf: memref<64x256xbf16, #sw>) {
+  %o = arith.constant dense<1.0> : tensor<64x256xbf16, #acc>
+  %r = tle.convert_layout %o scratch %buf
+      : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
+  %neg = arith.negf %r : tensor<64x256xbf16, #rows>
+  return
+}
+
+// -----
+
+// A scratch buffer the partition also accesses elsewhere (a later store
+// here) gets a barrier before the exchange and one after it.
+// CHECK-LABEL: func.func @convert_through_shared_scratch
+// CHECK-NOT: nvvm.stmatrix
+// CHECK: gpu.barrier
+// CHECK: nvvm.stmatrix
+// CHECK: gpu.barrier
+// CHECK: llvm.load
+// CHECK: gpu.barrier
+// CHECK: nvvm.stmatrix
+#acc = #tle.mma<warp_groups = [1, 1]>
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
+#sw = #tle.shared<swizzle = 128>
+func.func @convert_through_shared_scratch(%buf: memref<64x256xbf16, #sw>) {
+  %o = arith.constant dense<1.0> : tensor<64x256xbf16, #acc>
+  %r = tle.convert_layout %o scratch %buf
+      : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
+  %neg = arith.negf %r : tensor<64x256xbf16, #rows>
+  tle.local_store %o, %buf : tensor<64x256xbf16, #acc>, memref<64x256xbf16, #sw>
+  return
+}

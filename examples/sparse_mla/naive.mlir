@@ -47,7 +47,10 @@
 // CHECK-NEXT:  q.full   1      128    0         cp_async    yes    gather   attn
 // CHECK-NEXT:  kv.full  2      128    0         cp_async    yes    gather   attn
 // CHECK-NEXT:  kv.free  2      256    0         per_thread  no     attn     gather
-// CHECK-NEXT:shared memory: 221184 B of buffers + 40 B of barriers = 221224 B (before alignment)
+// CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
+// CHECK-NEXT:  barrier    count  readers
+// CHECK-NEXT:  q.reclaim  256    attn
+// CHECK-NEXT:shared memory: 221184 B of buffers + 48 B of barriers = 221232 B (before alignment)
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508
@@ -66,6 +69,9 @@
 #col_s = #tle.slice<dim = 0, parent = #s>
 // A tile's indices in the gather warps: lane l holds rows l and l + 32.
 #lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
+// The output as global memory wants it: 16 contiguous bytes a thread, a
+// warp half a row (512 bytes).
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [8, 1]>
 
 func.func @sparse_mla_naive(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
@@ -229,7 +235,9 @@ func.func @sparse_mla_naive(
     %inv_l = arith.select %any, %inv, %zero_row : tensor<64xi1, #row_s>, tensor<64xf32, #row_s>
     %inv_wide = tle.broadcast %inv_l dim 1
         : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
-    %o_norm = arith.mulf %acc, %inv_wide : tensor<64x512xf32, #o>
+    // Every multiply has retired, so Q may be reclaimed below.
+    %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x512xf32, #o>
+    %o_norm = arith.mulf %acc_done, %inv_wide : tensor<64x512xf32, #o>
 
     // lse = (m + log2 l) ln 2 and max_logits = m ln 2, natural units.
     %log2_l = math.log2 %l : tensor<64xf32, #row_s>
@@ -253,8 +261,17 @@ func.func @sparse_mla_naive(
         : tensor<64xf32, #row_o> -> tensor<64x512xf32, #o>
     %o_final = arith.mulf %o_norm, %keep_wide : tensor<64x512xf32, #o>
     %o16 = arith.truncf %o_final : tensor<64x512xf32, #o> to tensor<64x512xbf16, #o>
-    tle.store %o16, %out_rows[%c0, %c0]
-        : tensor<64x512xbf16, #o>, memref<64x512xbf16, strided<[512, 1], offset: ?>>
+    // Out of the wgmma layout through Q's first 512 columns, dead now:
+    // stored as half rows, 16 bytes a thread.
+    %q_part = memref.subview %qbuf[0, 0, 0] [1, 64, 512] [1, 1, 1]
+        : memref<1x64x576xbf16, #sw> to memref<64x512xbf16, strided<[576, 1]>, #sw>
+    %stage = tle.reclaim %qp reader "attn" scratch %q_part
+        : memref<64x512xbf16, strided<[576, 1]>, #sw>
+    %o_rows = tle.convert_layout %o16 scratch %stage
+        : tensor<64x512xbf16, #o> -> tensor<64x512xbf16, #rows>,
+          memref<64x512xbf16, strided<[576, 1]>, #sw>
+    tle.store %o_rows, %out_rows[%c0, %c0]
+        : tensor<64x512xbf16, #rows>, memref<64x512xbf16, strided<[512, 1], offset: ?>>
     tle.store %lse_v, %lse_rows[%c0]
         : tensor<64xf32, #row_s>, memref<64xf32, strided<[1], offset: ?>>
     tle.store %max_v, %max_rows[%c0]

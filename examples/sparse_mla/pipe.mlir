@@ -66,7 +66,10 @@
 // CHECK-NEXT:  score.full              1      128    0         per_thread               yes    left         right
 // CHECK-NEXT:  score.free              1      128    0         per_thread               no     right        left
 // CHECK-NEXT:  final.full              1      128    0         per_thread               no     left         right
-// CHECK-NEXT:shared memory: 230400 B of buffers + 80 B of barriers = 230480 B (before alignment)
+// CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
+// CHECK-NEXT:  barrier     count  readers
+// CHECK-NEXT:  kv.reclaim  256    left, right
+// CHECK-NEXT:shared memory: 230400 B of buffers + 88 B of barriers = 230488 B (before alignment)
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508
@@ -83,6 +86,9 @@
 #col = #tle.slice<dim = 0, parent = #acc>
 // A tile's indices in the gather warps: lane l holds rows l and l + 32.
 #lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
+// An output half as global memory wants it: 16 contiguous bytes a thread,
+// a warp a whole row of 512 bytes.
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
 
 func.func @sparse_mla_pipe(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
@@ -369,10 +375,20 @@ func.func @sparse_mla_pipe(
 
     %scale_wide = tle.broadcast %row_scale dim 1
         : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-    %o_final = arith.mulf %acc, %scale_wide : tensor<64x256xf32, #acc>
+    // Every multiply has retired, so the KV pipe may be reclaimed below.
+    %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x256xf32, #acc>
+    %o_final = arith.mulf %acc_done, %scale_wide : tensor<64x256xf32, #acc>
     %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
-    tle.store %o16, %out_l[%c0, %c0]
-        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    // Out of the wgmma layout through the left half of KV slot 0, dead
+    // now (the right warp group takes the right half): stored as whole
+    // rows, 16 bytes a thread.
+    %kv_part = memref.subview %kvl[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<2x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
+    %stage = tle.reclaim %kvp reader "left" scratch %kv_part : memref<64x256xbf16, #sw>
+    %o_rows = tle.convert_layout %o16 scratch %stage
+        : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
+    tle.store %o_rows, %out_l[%c0, %c0]
+        : tensor<64x256xbf16, #rows>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
     tle.store %lse_v, %lse_rows[%c0]
         : tensor<64xf32, #row>, memref<64xf32, strided<[1], offset: ?>>
     tle.store %max_v, %max_rows[%c0]
@@ -402,10 +418,17 @@ func.func @sparse_mla_pipe(
     %row_scale = tle.local_load %scale_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
     %scale_wide = tle.broadcast %row_scale dim 1
         : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-    %o_final = arith.mulf %acc, %scale_wide : tensor<64x256xf32, #acc>
+    // Every multiply has retired, so the KV pipe may be reclaimed below.
+    %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x256xf32, #acc>
+    %o_final = arith.mulf %acc_done, %scale_wide : tensor<64x256xf32, #acc>
     %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
-    tle.store %o16, %out_r[%c0, %c0]
-        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    %kv_part = memref.subview %kvr[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<2x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
+    %stage = tle.reclaim %kvp reader "right" scratch %kv_part : memref<64x256xbf16, #sw>
+    %o_rows = tle.convert_layout %o16 scratch %stage
+        : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
+    tle.store %o_rows, %out_r[%c0, %c0]
+        : tensor<64x256xbf16, #rows>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
     tle.warp_return
   }
   partition "gather" warps(4) registers(88) {

@@ -85,7 +85,10 @@
 // CHECK-NEXT:  p1.free     1      128    0         per_thread               no     wg0       wg1
 // CHECK-NEXT:  final.full  1      128    0         per_thread               no     wg0       wg1
 // CHECK-NEXT:  l1.full     1      128    0         per_thread               no     wg1       wg0
-// CHECK-NEXT:shared memory: 230912 B of buffers + 152 B of barriers = 231064 B (before alignment)
+// CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
+// CHECK-NEXT:  barrier    count  readers
+// CHECK-NEXT:  q.reclaim  256    wg0, wg1
+// CHECK-NEXT:shared memory: 230912 B of buffers + 160 B of barriers = 231072 B (before alignment)
 
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
 // asynchronous (no C7514 serialisation).
@@ -103,6 +106,9 @@
 #col = #tle.slice<dim = 0, parent = #acc>
 // A tile's indices in the gather warps: lane l holds rows l and l + 32.
 #lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
+// An output half as global memory wants it: 16 contiguous bytes a thread,
+// a warp a whole row of 512 bytes.
+#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
 
 func.func @sparse_mla_seesaw(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
@@ -374,10 +380,20 @@ func.func @sparse_mla_seesaw(
     tle.commit %fp
     %scale_wide = tle.broadcast %row_scale dim 1
         : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-    %o_final = arith.mulf %acc, %scale_wide : tensor<64x256xf32, #acc>
+    // Every multiply has retired (the loop's last wait), so Q may be
+    // reclaimed below.
+    %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x256xf32, #acc>
+    %o_final = arith.mulf %acc_done, %scale_wide : tensor<64x256xf32, #acc>
     %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
-    tle.store %o16, %out_l[%c0, %c0]
-        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    // Out of the wgmma layout through Q's left columns, dead now (wg1
+    // takes the right ones): stored as whole rows, 16 bytes a thread.
+    %q_part = memref.subview %ql[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
+    %stage = tle.reclaim %qp reader "wg0" scratch %q_part : memref<64x256xbf16, #sw>
+    %o_rows = tle.convert_layout %o16 scratch %stage
+        : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
+    tle.store %o_rows, %out_l[%c0, %c0]
+        : tensor<64x256xbf16, #rows>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
     tle.store %lse_v, %lse_rows[%c0]
         : tensor<64xf32, #row>, memref<64xf32, strided<[1], offset: ?>>
     tle.store %max_v, %max_rows[%c0]
@@ -473,10 +489,18 @@ func.func @sparse_mla_seesaw(
     %row_scale = tle.local_load %scale_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
     %scale_wide = tle.broadcast %row_scale dim 1
         : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-    %o_final = arith.mulf %acc, %scale_wide : tensor<64x256xf32, #acc>
+    // Every multiply has retired (the loop's last wait), so Q may be
+    // reclaimed below.
+    %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x256xf32, #acc>
+    %o_final = arith.mulf %acc_done, %scale_wide : tensor<64x256xf32, #acc>
     %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
-    tle.store %o16, %out_r[%c0, %c0]
-        : tensor<64x256xbf16, #acc>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    %q_part = memref.subview %qr[0, 0, 0] [1, 64, 256] [1, 1, 1]
+        : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
+    %stage = tle.reclaim %qp reader "wg1" scratch %q_part : memref<64x256xbf16, #sw>
+    %o_rows = tle.convert_layout %o16 scratch %stage
+        : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
+    tle.store %o_rows, %out_r[%c0, %c0]
+        : tensor<64x256xbf16, #rows>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
     tle.warp_return
   }
   partition "gather" warps(4) registers(88) {

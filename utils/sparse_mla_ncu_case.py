@@ -7,9 +7,13 @@ to capture:
 
 IMPL is a name of `python -m tle.bench.sparse_mla --impl` (flashmla,
 tle_seesaw, tle_NAME with NAME=KERNEL given, ...); tle must be importable.
+With IDS=invalid in the environment every index is -1: no KV row is read
+and all the math still runs (utils/sparse_mla_memory_probe.py), which
+profiles the consumers' path without the gather's memory latency.
 """
 
 import math
+import os
 import sys
 
 import torch
@@ -31,6 +35,8 @@ def main(argv):
     loaders, _ = bench.select_implementations(argv[0], options)
     fn = loaders[argv[0]](options)
     q, kv, idx = make_inputs(512, 65536, 128, 2048, seed=7)
+    if os.environ.get("IDS") == "invalid":
+        idx = torch.full_like(idx, -1)
     torch.cuda.synchronize()
     fn(q, kv, idx, 1 / math.sqrt(576))
     torch.cuda.synchronize()

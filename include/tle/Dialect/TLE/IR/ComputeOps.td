@@ -246,8 +246,11 @@ def TLE_ConvertLayoutOp : TLE_Op<"convert_layout"> {
     swizzled, the exchange goes through it and allocates nothing: storage
     that is dead by then, such as a part of a pipe the partition has
     reclaimed (`tle.reclaim`). The compiler adds the barriers the buffer
-    needs: one before the exchange when the partition accesses `scratch`
-    elsewhere, and one after it when it may write it again. A typical use
+    needs: one before the exchange and one after it when the `scratch`
+    value has other uses, and one after it when the op may run again (in a
+    loop). Accesses through other views of the same storage are ordered
+    as for `tle.local_store` and `tle.local_load`: by the author, or by the
+    pipe that owns it (a reclaimed part is the partition's alone). A typical use
     is an output tile leaving the wgmma layout for one in which each
     thread stores 16 contiguous bytes to global memory.
 

@@ -48,6 +48,18 @@ def declare(lib):
        c_int, POINTER(c_double), POINTER(c_double), POINTER(c_double))
 
 
+def open_device(path, what):
+    """The library at `path` with its prototypes declared, and device 0
+    opened on it; without a device, exits with `what` and the runtime's
+    message (ping_pong.py and shared_tiles.py start this way)."""
+    lib = ctypes.CDLL(path)
+    declare(lib)
+    device = c_void_p()
+    if lib.tle_rt_device_open(0, byref(device)) != 0:
+        sys.exit(f"{what}: " + lib.tle_rt_last_error().decode())
+    return lib, device
+
+
 def main():
     lib = ctypes.CDLL(sys.argv[1])
     declare(lib)

@@ -11,23 +11,18 @@ with the prototypes of capi_pipes.py). Prints "ping pong: ok".
 """
 
 import array
-import ctypes
 import random
 import sys
 
 from ctypes import byref, c_int64, c_uint64, c_void_p
 
-from capi_pipes import declare
+from capi_pipes import open_device
 
 COLUMNS = 128
 
 
 def main():
-    lib = ctypes.CDLL(sys.argv[1])
-    declare(lib)
-    device = c_void_p()
-    if lib.tle_rt_device_open(0, byref(device)) != 0:
-        sys.exit("ping pong: " + lib.tle_rt_last_error().decode())
+    lib, device = open_device(sys.argv[1], "ping pong")
 
     def check(code):
         if code != 0:

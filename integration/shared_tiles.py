@@ -11,14 +11,13 @@ with the prototypes of capi_pipes.py). Prints "shared tiles: ok".
 """
 
 import array
-import ctypes
 import random
 import struct
 import sys
 
 from ctypes import byref, c_int64, c_uint64, c_void_p
 
-from capi_pipes import declare
+from capi_pipes import open_device
 
 
 def bf16_bits(value):
@@ -152,11 +151,7 @@ def swizzled_views(run, module, rng):
 
 
 def main():
-    lib = ctypes.CDLL(sys.argv[1])
-    declare(lib)
-    device = c_void_p()
-    if lib.tle_rt_device_open(0, byref(device)) != 0:
-        sys.exit("shared tiles: " + lib.tle_rt_last_error().decode())
+    lib, device = open_device(sys.argv[1], "shared tiles")
     run = Runner(lib, device)
     module = c_void_p()
     run.check(lib.tle_rt_module_load(device, sys.argv[2].encode(), None,

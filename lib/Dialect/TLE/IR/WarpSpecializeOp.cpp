@@ -283,7 +283,8 @@ static LogicalResult verifyWarpGroupBudgets(WarpSpecializeOp op,
 }
 
 /// A replicated partition takes its replica index as its one block
-/// argument; the default partition is never replicated.
+/// argument; a replicated default partition yields nothing (only replica 0
+/// goes on past the op).
 static LogicalResult verifyReplicas(WarpSpecializeOp op) {
   llvm::StringSet<> labels;
   for (unsigned i = 0, e = op.getNumPartitions(); i < e; ++i)

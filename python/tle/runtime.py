@@ -558,11 +558,17 @@ class LaunchPlan:
         self.num_values = self._lib.tle_rt_plan_num_values(self._handle)
         self._values = c_uint64 * self.num_values
         self._launch = self._lib.tle_rt_plan_launch
-        # The C hot path (tle/_launch.c) where the wheel has it, else ctypes.
+        # The C hot path (tle/_launch.c) where the wheel has it and the
+        # library's function has an address (a stand-in in tests may not);
+        # else ctypes.
         self._fast = None
-        if (_fast_launch is not None and self.num_values <= _FAST_MAX_VALUES
-                and isinstance(self._launch, ctypes._CFuncPtr)):
-            self._fast = (ctypes.cast(self._launch, c_void_p).value, self._handle.value)
+        if _fast_launch is not None and self.num_values <= _FAST_MAX_VALUES:
+            try:
+                function = ctypes.cast(self._launch, c_void_p).value
+            except ctypes.ArgumentError:
+                function = None
+            if function:
+                self._fast = (function, self._handle.value)
 
     def launch(self, values, stream):
         """Enqueues one launch with `values` on `stream` (a CUstream as an

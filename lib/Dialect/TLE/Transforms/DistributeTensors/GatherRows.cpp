@@ -65,26 +65,39 @@ static constexpr int64_t kSwizzleAtomBytes = hopper::kSwizzledTileAlignment;
 /// The bytes of one cp.async piece.
 static constexpr int64_t kPieceBytes = hopper::kMaxAccessBytes;
 
+/// A warp's copies of one row should cover whole 128-byte lines.
+static constexpr int64_t kLineBytes = 128;
+
+/// The split with the fewest rows per thread whose copies of a row are
+/// whole lines: each row of a thread costs an index shuffle, a compare, a
+/// select and an address, each piece only its cp.async. Narrower splits
+/// (fewer than a line of a row per warp instruction) come last.
 static std::optional<GatherTiling> planTiling(const Gather &g,
                                               bool indicesInRegisters) {
   int64_t units = g.swizzle / kPieceBytes;
-  for (int64_t perRow = llvm::bit_floor(
-           static_cast<uint64_t>(std::min(g.threads, g.piecesPerRow)));
-       perRow >= 1; perRow /= 2) {
+  auto tiling = [&](int64_t perRow) -> std::optional<GatherTiling> {
     int64_t rowStep = g.threads / perRow;
     if (g.threads % perRow != 0 || g.piecesPerRow % perRow != 0 ||
         g.rows % rowStep != 0)
-      continue;
+      return std::nullopt;
     // Every constant added to the swizzled base must be whole atoms.
     if (g.swizzle != 0 && (perRow % units != 0 ||
                            (rowStep * g.swizzle) % kSwizzleAtomBytes != 0 ||
                            (g.rows * g.swizzle) % kSwizzleAtomBytes != 0))
-      continue;
+      return std::nullopt;
     // A row's index is then in a register whose number is a constant.
     if (indicesInRegisters && hopper::kWarpSize % rowStep != 0)
-      continue;
+      return std::nullopt;
     return GatherTiling{perRow, rowStep};
-  }
+  };
+  int64_t widest = std::min(g.threads, g.piecesPerRow);
+  int64_t line = kLineBytes / kPieceBytes;
+  for (int64_t perRow = line; perRow <= widest; perRow *= 2)
+    if (std::optional<GatherTiling> t = tiling(perRow))
+      return t;
+  for (int64_t perRow = std::min(line / 2, widest); perRow >= 1; perRow /= 2)
+    if (std::optional<GatherTiling> t = tiling(perRow))
+      return t;
   return std::nullopt;
 }
 

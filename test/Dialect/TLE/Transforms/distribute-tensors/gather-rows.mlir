@@ -194,6 +194,58 @@ func.func @gather_rows_tensor_indices(%src: memref<?x64xbf16, strided<[64, 1], o
 
 // -----
 
+// A [64, 256] bf16 half tile (32 pieces a row) could be split 8 or 16
+// threads a row; 8 (one 128-byte line of a row per warp instruction) gives
+// each thread 4 rows of 4 pieces instead of 8 rows of 2: 4 index shuffles,
+// compares and row addresses per thread, not 8. Both operands of a
+// thread's pieces are then constants apart: 2048 B of the tile per 16
+// rows, 8192 B per 64-column chunk (two 16-byte units of 8 threads), 128 B
+// of the source row per piece.
+// CHECK-LABEL: func.func @gather_rows_half_tile
+// CHECK: arith.remui %{{.*}}, %c8{{.*}} : index
+// CHECK-NEXT: %[[C8:.*]] = arith.constant 8 : index
+// CHECK-NEXT: arith.divui %{{.*}}, %[[C8]] : index
+// CHECK: gpu.shuffle
+// CHECK: nvvm.cp.async.shared.global %[[D:[^,]*]], %[[S:[^,]*]],
+// CHECK-NEXT: llvm.getelementptr %[[S]][128] : (!llvm.ptr<1>)
+// CHECK-NEXT: llvm.getelementptr %[[D]][8192] : (!llvm.ptr<3>)
+// CHECK-COUNT-3: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: gpu.shuffle
+// CHECK-COUNT-4: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: gpu.shuffle
+// CHECK-COUNT-4: nvvm.cp.async.shared.global
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: gpu.shuffle
+// CHECK-COUNT-3: nvvm.cp.async.shared.global
+// CHECK: llvm.getelementptr %{{.*}}[384] : (!llvm.ptr<1>)
+// CHECK-NEXT: %[[LAST:.*]] = llvm.getelementptr %[[D]][30720] : (!llvm.ptr<3>)
+// CHECK-NEXT: nvvm.cp.async.shared.global %[[LAST]]
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: nvvm.cp.async.shared.global
+// CHECK: tle.warp_return
+#sw = #tle.shared<swizzle = 128>
+#lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
+func.func @gather_rows_half_tile(%src: memref<?x256xbf16, strided<[576, 1], offset: ?>>,
+                                 %g: memref<?xi32>) {
+  %dst = tle.shared_alloc : memref<64x256xbf16, #sw>
+  tle.warp_specialize
+  default warps(4) {
+    tle.warp_yield
+  }
+  partition warps(4) {
+    %c0 = arith.constant 0 : index
+    %ids = tle.load %g[%c0] : memref<?xi32> -> tensor<64xi32, #lanes>
+    tle.gather_rows %src rows(%ids : tensor<64xi32, #lanes>) into %dst
+        : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // 8 rows of 8 pieces are 64 pieces for 128 threads, too few rows for the
 // tiled form (8 threads per 128-byte swizzle row cover 16 rows at once):
 // rounds of one piece per thread, here one round, in which threads 64..

@@ -285,6 +285,18 @@ def test_a_plan_launches_new_values():
     assert lib.calls[-1] == ("plan_free",)
 
 
+def test_a_plans_launcher_skips_the_checks_and_returns_the_status():
+    lib = FakeLibrary()
+    plan = _fake_kernel(lib).plan((4, 2), rt.Args([3], lib=lib))
+    launch = plan.launcher(fast=False)
+    assert launch(0x55, (0x1000, 7, rt.f32_bits(0.5))) == rt.OK
+    assert lib.calls[-1] == ("plan_launch", [0x1000, 7, 0x3F000000], 0x55)
+    lib.code, lib.error = rt.ERROR, b"kernel 'k': the tensor's address is bad"
+    assert launch(0, (1, 2, 3)) == rt.ERROR
+    with pytest.raises(rt.TleError, match="address is bad"):
+        plan.raise_for(rt.ERROR)
+
+
 def _c_launch():
     """tle._launch, or a skip where this tle has none: the checkout's
     sources, or a wheel built without Python's headers. A module that is
@@ -347,6 +359,8 @@ def test_a_plan_launches_through_c_where_it_can():
     assert not any(call[0] == "plan_launch" for call in lib.calls)
     with pytest.raises(ValueError, match="takes 3 argument values"):
         plan.launch((1, 2), 0)
+    assert plan.launcher()(0x66, (4, 5, 6)) == rt.OK
+    assert calls[-1] == (2, [4, 5, 6], 0x66)
     failing = FakeLibrary(error=b"kernel 'k': cuLaunchKernel failed")
     failing.tle_rt_plan_launch = _recording_plan_launch([], code=rt.ERROR)
     plan = _fake_kernel(failing).plan((1,), rt.Args([3], lib=failing))

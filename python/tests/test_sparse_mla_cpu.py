@@ -136,8 +136,11 @@ class _Recorder:
         self.grid, self.plan_values = grid, values
         return self
 
-    def launch(self, values, stream):
-        self.launched = (values, stream)
+    def launcher(self):
+        def launch(stream, values):
+            self.launched = (values, stream)
+            return 0
+        return launch
 
 
 def _call(monkeypatch, shape, inputs, sink=None, length=None):

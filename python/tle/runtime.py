@@ -38,6 +38,7 @@ imported only to find the current stream.
 """
 
 import ctypes
+import functools
 import glob
 import os
 import struct
@@ -586,7 +587,25 @@ class LaunchPlan:
         else:
             code = self._launch(self._handle, self._values(*values), count, stream)
         if code:
-            _check(code, self._lib)
+            self.raise_for(code)
+
+    def launcher(self, fast=True):
+        """launch without its checks, for a caller that has made its values
+        right once and launches many times: f(stream, values) -> the
+        library's status (0 on success; raise_for raises its error).
+        `stream` must be a CUstream as an int and `values` a tuple of
+        exactly num_values ints; nothing is checked. It may be called only
+        while this plan lives. The C path where this plan has one and
+        `fast` is true, else ctypes."""
+        if fast and self._fast is not None:
+            return functools.partial(_fast_launch, *self._fast)
+        enqueue, handle, make, count = (self._launch, self._handle, self._values,
+                                        self.num_values)
+        return lambda stream, values: enqueue(handle, make(*values), count, stream)
+
+    def raise_for(self, code):
+        """Raises the library's error for the status `code` of a launch."""
+        _check(code, self._lib)
 
     def __del__(self):
         if getattr(self, "_handle", None):

@@ -53,6 +53,7 @@ BLOCK_H = 64
 MAX_SIGNATURES = 4096
 
 _BF16, _F32, _I32 = torch.bfloat16, torch.float32, torch.int32
+_empty = torch.empty_strided
 # PyTorch's current stream of a device, as an int (what Triton's launcher
 # uses); torch.cuda.current_stream where torch lacks it.
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
@@ -214,18 +215,22 @@ class _Call:
         q, kv, indices, sm_scale, sink, length = plan_values
         self.scale_bits = rt.f32_bits(sm_scale)
         self.sink, self.length = sink.data_ptr(), length.data_ptr()
-        self.plan = None
+        self.plan = self.launch = None
+        # torch.empty_strided costs a third less CPU time than torch.empty.
+        self.out_strides = _contiguous_strides(self.out_shape)
+        self.stat_strides = _contiguous_strides(self.stat_shape)
         if shape.b and shape.s_q:
             outputs = [_batched(t, shape.batched) for t in self.empty_outputs()]
             views = [_batched(t, shape.batched) for t in (q, kv, indices)]
             grid = (shape.s_q * (shape.heads // BLOCK_H), shape.b, 1)
             self.plan = kernel.plan(grid, views + outputs + [sm_scale, sink,
                                                              length.reshape(-1)])
+            self.launch = self.plan.launcher()
 
     def empty_outputs(self):
-        return (torch.empty(self.out_shape, dtype=_BF16, device=self.device),
-                torch.empty(self.stat_shape, dtype=_F32, device=self.device),
-                torch.empty(self.stat_shape, dtype=_F32, device=self.device))
+        return (_empty(self.out_shape, self.out_strides, dtype=_BF16, device=self.device),
+                _empty(self.stat_shape, self.stat_strides, dtype=_F32, device=self.device),
+                _empty(self.stat_shape, self.stat_strides, dtype=_F32, device=self.device))
 
     def check_outputs(self, out):
         want = (self.out_shape, self.stat_shape, self.stat_shape)
@@ -245,13 +250,23 @@ class _Call:
         q_at, kv_at, indices_at = q.data_ptr(), kv.data_ptr(), indices.data_ptr()
         if (q_at | kv_at | indices_at) % ALIGN_BYTES:
             _misaligned((q, kv, indices))
-        self.plan.launch(
+        code = self.launch(
+            _raw_stream(self.index),
             (q_at, kv_at, indices_at, out[0].data_ptr(), out[1].data_ptr(),
              out[2].data_ptr(), self.scale_bits,
              self.sink if attn_sink is None else attn_sink.data_ptr(),
-             self.length if topk_length is None else topk_length.data_ptr()),
-            _raw_stream(self.index))
+             self.length if topk_length is None else topk_length.data_ptr()))
+        if code:
+            self.plan.raise_for(code)
         return out
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
 
 
 def _signature(t):

@@ -7,10 +7,14 @@
 // query token and 64 heads; KV tiles of 64 rows taken in pairs K0, K1.
 //
 //   gather (one warp group, 88 registers) copies Q once and, per pair, the
-//     halves of both tiles in the order the consumers need them: K0's left
-//     V half, K1's right half with its rope tail, K0's right half with its
-//     tail, K1's left half, each into its own one-slot pipe, so that each
-//     half is refilled as soon as its last reader releases it. With the
+//     halves of both tiles, each into its own one-slot pipe, so that each
+//     half is refilled as soon as its last reader releases it: K0's left V
+//     half, K0's right half with its rope tail, K1's right half with its
+//     tail, K1's left half. wg0 leads a pair (wg1 waits for its maximum),
+//     and both right halves come free only at the end of wg1's pair, so K0
+//     comes whole first: one refill, not two, between the end of a pair
+//     and the next S0 (4% faster than K1's right half first,
+//     docs/benchmarks.md). With the
 //     first half of each tile it publishes the tile's bias (0 for a valid
 //     index, -inf otherwise), so that the consumers add it with one fma
 //     per score instead of loading and comparing indices. (FlashMLA's
@@ -534,14 +538,23 @@ func.func @sparse_mla_seesaw(
       %bias0 = arith.select %ok0, %zero_b, %ninf_b : tensor<64xi1, #lanes>, tensor<64xf32, #lanes>
       %ok1 = arith.cmpi ult, %ids1, %id_end : tensor<64xi32, #lanes>
       %bias1 = arith.select %ok1, %zero_b, %ninf_b : tensor<64xi1, #lanes>, tensor<64xf32, #lanes>
-      // K0's left half, K1's right half and tail, K0's right half and
-      // tail, K1's left half: the order in which wg0 and wg1 read them.
+      // K0's left half, K0's right half and tail (wg0's S0 leads the
+      // pair), K1's right half and tail, K1's left half.
       %v0l, %b0 = tle.acquire %k0lp[%j : index] -> memref<64x256xbf16, #sw>, memref<64xf32, #smem>
       tle.gather_rows %kv_rows_l rows(%ids0 : tensor<64xi32, #lanes>) into %v0l
           l2_prefetch = 256 evict = evict_last
           : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
       tle.local_store %bias0, %b0 : tensor<64xf32, #lanes>, memref<64xf32, #smem>
       tle.commit %k0lp[%j : index]
+      %v0r, %t0 = tle.acquire %k0rp[%j : index]
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
+      tle.gather_rows %kv_rows_r rows(%ids0 : tensor<64xi32, #lanes>) into %v0r
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+      tle.gather_rows %kv_rows_t rows(%ids0 : tensor<64xi32, #lanes>) into %t0
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+      tle.commit %k0rp[%j : index]
       %v1r, %t1, %b1 = tle.acquire %k1rp[%j : index]
           -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       tle.gather_rows %kv_rows_r rows(%ids1 : tensor<64xi32, #lanes>) into %v1r
@@ -552,15 +565,6 @@ func.func @sparse_mla_seesaw(
           : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
       tle.local_store %bias1, %b1 : tensor<64xf32, #lanes>, memref<64xf32, #smem>
       tle.commit %k1rp[%j : index]
-      %v0r, %t0 = tle.acquire %k0rp[%j : index]
-          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
-      tle.gather_rows %kv_rows_r rows(%ids0 : tensor<64xi32, #lanes>) into %v0r
-          l2_prefetch = 256 evict = evict_last
-          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
-      tle.gather_rows %kv_rows_t rows(%ids0 : tensor<64xi32, #lanes>) into %t0
-          l2_prefetch = 256 evict = evict_last
-          : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
-      tle.commit %k0rp[%j : index]
       %v1l = tle.acquire %k1lp[%j : index] -> memref<64x256xbf16, #sw>
       tle.gather_rows %kv_rows_l rows(%ids1 : tensor<64xi32, #lanes>) into %v1l
           l2_prefetch = 256 evict = evict_last

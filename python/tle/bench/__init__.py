@@ -80,9 +80,15 @@ def cpu_us(fn, calls, warmup=10):
 
 def interleaved(functions, measure, rounds):
     """{name: [time of each round]} for the callables `functions` ({name:
-    fn}), each round measuring every one with `measure(fn)` in turn."""
-    times = {name: [] for name in functions}
-    for _ in range(rounds):
-        for name, fn in functions.items():
-            times[name].append(measure(fn))
+    fn}), each round measuring every one with `measure(fn)` in turn. Round
+    r starts r places further down the list, so that over len(functions)
+    rounds each takes every place once: on the H200 the place in a round
+    alone moved a kernel's do_bench time by 2-4% (the GPU's clock follows
+    its power draw, which the kernel before sets)."""
+    names = list(functions)
+    times = {name: [] for name in names}
+    for r in range(rounds):
+        shift = r % len(names) if names else 0
+        for name in names[shift:] + names[:shift]:
+            times[name].append(measure(functions[name]))
     return times

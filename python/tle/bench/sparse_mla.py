@@ -9,8 +9,9 @@ SKV, or measure the CPU cost of one call (--launch-cost).
 B=1, SQ=4096, H=128, topk=2048. TFLOPS = 2*B*SQ*H*topk*(576+512) / time.
 Every implementation is timed in this process the same way, by tle.bench:
 do_bench's median of calls that allocate the outputs and launch on
-PyTorch's current stream, in --rounds interleaved rounds (the median of the
-rounds is reported). Indices are in score order unless --order sorted.
+PyTorch's current stream, in --rounds interleaved rounds, each starting one
+place further down the list of implementations (the median of the rounds
+is reported). Indices are in score order unless --order sorted.
 
 Ours: "tle_NAME" for each SparseMLA variant bundled in this package (the
 kernel alone, tle.sparse_mla.SparseMLA), and "tle.sparse_mla_fwd", the

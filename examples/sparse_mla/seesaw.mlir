@@ -13,8 +13,8 @@
 //     tail, K1's left half. wg0 leads a pair (wg1 waits for its maximum),
 //     and both right halves come free only at the end of wg1's pair, so K0
 //     comes whole first: one refill, not two, between the end of a pair
-//     and the next S0 (4% faster than K1's right half first,
-//     docs/benchmarks.md). With the
+//     and the next S0 (1.5-2.5% faster than K1's right half first, 4% on
+//     the math alone; docs/benchmarks.md). With the
 //     first half of each tile it publishes the tile's bias (0 for a valid
 //     index, -inf otherwise), so that the consumers add it with one fma
 //     per score instead of loading and comparing indices. (FlashMLA's

@@ -230,6 +230,16 @@ default warps(0) {
 
 // -----
 
+// Fuzz finding (seed 2028, input 8414): 2^30 warps made the verifier walk
+// 2^28 warp groups before it compared the total with a CTA's 32 warps.
+// expected-error @+1 {{partition 'default' has 1073741824 warps, more than the 32 a CTA holds}}
+tle.warp_specialize
+default warps(1073741824) {
+  tle.warp_yield
+}
+
+// -----
+
 func.func @wgmma_needs_warp_group(%a: i64, %b: i64, %acc: !llvm.struct<(f32, f32, f32, f32)>) {
   // expected-error @+1 {{partition 'mma' issues warp-group MMA but has 2 warps; warp-group MMA needs a multiple of 4 warps}}
   tle.warp_specialize

@@ -365,6 +365,12 @@ LogicalResult WarpSpecializeOp::verify() {
       return emitOpErrorAtHead(*this)
              << "partition '" << getPartitionLabel(i) << "' has " << warps
              << " warps; warps per partition must be a positive power of two";
+    // Checked before the layout is worked out, which walks the warp groups.
+    if (warps > hopper::kMaxWarpsPerCTA)
+      return emitOpErrorAtHead(*this)
+             << "partition '" << getPartitionLabel(i) << "' has " << warps
+             << " warps, more than the " << hopper::kMaxWarpsPerCTA
+             << " a CTA holds";
     int32_t registers = getRequestedRegisters()[i];
     if (registers != 0 && (registers < hopper::kMinRegisters ||
                            registers > hopper::kMaxRegisters ||

@@ -95,7 +95,9 @@ static std::optional<GatherTiling> planTiling(const Gather &g,
   for (int64_t perRow = line; perRow <= widest; perRow *= 2)
     if (std::optional<GatherTiling> t = tiling(perRow))
       return t;
-  for (int64_t perRow = std::min(line / 2, widest); perRow >= 1; perRow /= 2)
+  for (int64_t perRow =
+           llvm::bit_floor(static_cast<uint64_t>(std::min(line / 2, widest)));
+       perRow >= 1; perRow /= 2)
     if (std::optional<GatherTiling> t = tiling(perRow))
       return t;
   return std::nullopt;

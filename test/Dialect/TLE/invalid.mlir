@@ -1411,6 +1411,19 @@ partition "mma" warps(4) replicas(0) (%r: index) {
 
 // -----
 
+// 2^31 - 1 replicas: bounded before the verifier walks them (it checked
+// each replica's name against the partitions' and ran for minutes).
+// expected-error @+1 {{'tle.warp_specialize' op partition 'mma' has 2147483647 replicas; each replica is a partition with a named barrier of its own, so at most 15 fit}}
+tle.warp_specialize
+default "tma" warps(1) {
+  tle.warp_yield
+}
+partition "mma" warps(4) replicas(2147483647) (%r: index) {
+  tle.warp_return
+}
+
+// -----
+
 // expected-error @+1 {{'tle.warp_specialize' op partition 'mma' takes 1 block arguments of types 'i32'; a replicated partition takes one, its replica index, of type index}}
 tle.warp_specialize
 default "tma" warps(1) {

@@ -302,6 +302,13 @@ static LogicalResult verifyReplicas(WarpSpecializeOp op) {
       return emitOpErrorAtHead(op)
              << "partition '" << label << "' has " << replicas
              << " replicas; replicas(N) needs N >= 1";
+    // Bounded before anything walks the replicas.
+    if (replicas > hopper::kNumNamedBarriers - 1)
+      return emitOpErrorAtHead(op)
+             << "partition '" << label << "' has " << replicas
+             << " replicas; each replica is a partition with a named barrier "
+                "of its own, so at most "
+             << hopper::kNumNamedBarriers - 1 << " fit";
     if (region.getNumArguments() > 1 ||
         (op.isReplicated(i) && !region.getArgument(0).getType().isIndex()))
       return emitOpErrorAtHead(op)

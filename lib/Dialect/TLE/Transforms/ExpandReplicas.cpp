@@ -29,50 +29,49 @@ namespace mlir::tle {
 using namespace mlir;
 using namespace mlir::tle;
 
-namespace {
-
 /// The reader an op acts for: tle.wait, tle.release and tle.reclaim.
-std::optional<StringRef> getReaderName(Operation *op) {
-  return llvm::TypeSwitch<Operation *, std::optional<StringRef>>(op)
-      .Case<WaitOp, ReleaseOp, ReclaimOp>(
-          [](auto reader) { return reader.getReader(); })
-      .Default([](Operation *) { return std::nullopt; });
+static std::optional<StringRef> getReaderName(Operation *op) {
+  if (auto lifecycle = dyn_cast<PipeLifecycleOpInterface>(op))
+    if (StringAttr reader = lifecycle.getReaderAttr())
+      return reader.getValue();
+  if (auto reclaim = dyn_cast<ReclaimOp>(op))
+    return reclaim.getReader();
+  return std::nullopt;
 }
 
-void setReaderName(Operation *op, StringRef name) {
+static void setReaderName(Operation *op, StringRef name) {
   llvm::TypeSwitch<Operation *>(op).Case<WaitOp, ReleaseOp, ReclaimOp>(
       [&](auto reader) { reader.setReader(name); });
 }
 
-PipeOp getPipeOf(Operation *op) {
-  Value pipe = llvm::TypeSwitch<Operation *, Value>(op)
-                   .Case<PipeLifecycleOpInterface>(
-                       [](auto lifecycle) { return lifecycle.getPipe(); })
-                   .Case<ReclaimOp>([](ReclaimOp op) { return op.getPipe(); })
-                   .Default([](Operation *) { return Value(); });
-  return pipe ? pipe.getDefiningOp<PipeOp>() : PipeOp();
+static PipeOp getPipeOf(Operation *op) {
+  if (auto lifecycle = dyn_cast<PipeLifecycleOpInterface>(op))
+    return lifecycle.getPipeOp();
+  if (auto reclaim = dyn_cast<ReclaimOp>(op))
+    return reclaim.getPipe().getDefiningOp<PipeOp>();
+  return {};
 }
 
-bool isRefinable(Value value);
+static bool isRefinable(Value value);
 
 /// Whether `user`, an op that takes a view of type `type`, takes one of a
 /// more static type as well: TLE ops take views of any layout, and a result
 /// of the same type (the part tle.reclaim returns) must be refinable too.
-bool takesAnyLayout(Operation *user, Type type) {
+static bool takesAnyLayout(Operation *user, Type type) {
   return isa_and_nonnull<TLEDialect>(user->getDialect()) &&
          llvm::all_of(user->getResults(), [&](Value result) {
            return result.getType() != type || isRefinable(result);
          });
 }
 
-bool isRefinable(Value value) {
+static bool isRefinable(Value value) {
   return llvm::all_of(value.getUsers(), [&](Operation *user) {
     return takesAnyLayout(user, value.getType());
   });
 }
 
 /// Gives `user`'s results of type `from` the type `to`, and theirs on.
-void refineResults(Operation *user, Type from, Type to) {
+static void refineResults(Operation *user, Type from, Type to) {
   for (Value result : user->getResults()) {
     if (result.getType() != from)
       continue;
@@ -87,7 +86,7 @@ void refineResults(Operation *user, Type from, Type to) {
 /// static view directly, as the author would write for one replica (which
 /// also keeps the replicas' code from looking identical to the lowering,
 /// one dynamic view apart); other users keep the cast.
-void dropLayoutCasts(Region &region) {
+static void dropLayoutCasts(Region &region) {
   SmallVector<memref::CastOp> casts;
   region.walk([&](memref::CastOp cast) {
     if (memref::CastOp::canFoldIntoConsumerOp(cast))
@@ -106,6 +105,8 @@ void dropLayoutCasts(Region &region) {
       cast.erase();
   }
 }
+
+namespace {
 
 /// One reader of one pipe: the pipe's reader names are its own.
 using ReaderKey = std::pair<Operation *, StringRef>;

@@ -30,15 +30,16 @@ def main():
               out[1].data_ptr(), out[2].data_ptr(), call.scale_bits, call.sink,
               call.length)
     stream = _raw_stream(device.index)
-    fast, fast_call = plan._fast, call.launch
+    fast_plan, fast_call = plan._enqueue, call.launch
+    ctypes_path = plan.launcher(fast=False)
 
     def through_ctypes(fn):
         def run():
-            plan._fast, call.launch = None, plan.launcher(fast=False)
+            plan._enqueue = call.launch = ctypes_path
             try:
                 return fn()
             finally:
-                plan._fast, call.launch = fast, fast_call
+                plan._enqueue, call.launch = fast_plan, fast_call
         return run
 
     def call_once():

@@ -327,7 +327,9 @@ def _recording_plan_launch(calls, code=rt.OK):
 
 
 def test_the_c_launch_path_passes_every_value():
-    launch = _c_launch().launch
+    module = _c_launch()
+    launch, most = module.launch, module.MAX_VALUES
+    assert most == 64
     calls = []
     function = _recording_plan_launch(calls, code=7)
     address = ctypes.cast(function, ctypes.c_void_p).value
@@ -343,9 +345,10 @@ def test_the_c_launch_path_passes_every_value():
         launch(0, 1, 0, ())
     with pytest.raises(TypeError):
         launch(address, 1, 0, (1.5,))
-    with pytest.raises(ValueError, match="at most 64 values, not 65"):
-        launch(address, 1, 0, tuple(range(65)))
-    assert len(calls) == 1
+    with pytest.raises(ValueError, match=f"at most {most} values, not {most + 1}"):
+        launch(address, 1, 0, tuple(range(most + 1)))
+    assert launch(address, 1, 0, tuple(range(most))) == 7
+    assert len(calls) == 2 and len(calls[1][1]) == most
 
 
 def test_a_plan_launches_through_c_where_it_can():

@@ -17,7 +17,8 @@
 
 #include <stdint.h>
 
-/* Plans take at most this many values: more take the ctypes path. */
+/* Plans take at most this many values (the module's MAX_VALUES): more
+   take the ctypes path. */
 #define TLE_LAUNCH_MAX_VALUES 64
 
 typedef int (*PlanLaunch)(void *plan, const uint64_t *values, int count,
@@ -99,4 +100,11 @@ static struct PyModuleDef module = {
     NULL,
     NULL};
 
-PyMODINIT_FUNC PyInit__launch(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__launch(void) {
+  PyObject *m = PyModule_Create(&module);
+  if (m && PyModule_AddIntConstant(m, "MAX_VALUES", TLE_LAUNCH_MAX_VALUES)) {
+    Py_DECREF(m);
+    return NULL;
+  }
+  return m;
+}

@@ -24,8 +24,9 @@ stream (triton.testing.do_bench) time it, and its errors show at the next
 synchronization. `kernel.plan(grid, args)` checks a launch once and gives a
 LaunchPlan, whose launches take only the arguments' new values (addresses
 of new tensors of the same shapes): the launch path of an operator called
-again and again, made in C by tle._launch where the package has it. `kernel.signature` describes the kernel's arguments as the
-runtime read them from the metadata (`Arg`), and `kernel.args(values)`
+again and again, made in C by tle._launch where the package has it.
+`kernel.signature` describes the kernel's arguments as the runtime read
+them from the metadata (`Arg`), and `kernel.args(values)`
 builds an argument list that the runtime has checked against them (rank,
 static sizes, element type, layout strides), so that a wrong tensor is
 named before anything runs.
@@ -151,10 +152,9 @@ _lib = None
 # where the package was built without it; it takes plans of at most
 # _FAST_MAX_VALUES values.
 try:
-    from ._launch import launch as _fast_launch
+    from ._launch import MAX_VALUES as _FAST_MAX_VALUES, launch as _fast_launch
 except ImportError:
-    _fast_launch = None
-_FAST_MAX_VALUES = 64
+    _fast_launch, _FAST_MAX_VALUES = None, 0
 
 
 def library():
@@ -570,6 +570,7 @@ class LaunchPlan:
                 function = None
             if function:
                 self._fast = (function, self._handle.value)
+        self._enqueue = self.launcher()
 
     def launch(self, values, stream):
         """Enqueues one launch with `values` on `stream` (a CUstream as an
@@ -582,10 +583,7 @@ class LaunchPlan:
         if count != self.num_values:
             raise ValueError(f"kernel '{self.kernel.name}' takes {self.num_values} "
                              f"argument values (one per argument), {count} were given")
-        if self._fast is not None:
-            code = _fast_launch(self._fast[0], self._fast[1], stream, tuple(values))
-        else:
-            code = self._launch(self._handle, self._values(*values), count, stream)
+        code = self._enqueue(stream, tuple(values))
         if code:
             self.raise_for(code)
 

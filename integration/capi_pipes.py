@@ -51,7 +51,7 @@ def declare(lib):
 def open_device(path, what):
     """The library at `path` with its prototypes declared, and device 0
     opened on it; without a device, exits with `what` and the runtime's
-    message (ping_pong.py and shared_tiles.py start this way)."""
+    message (every script here starts this way)."""
     lib = ctypes.CDLL(path)
     declare(lib)
     device = c_void_p()
@@ -61,16 +61,13 @@ def open_device(path, what):
 
 
 def main():
-    lib = ctypes.CDLL(sys.argv[1])
-    declare(lib)
+    lib, device = open_device(sys.argv[1], "capi")
 
     def check(code):
         if code != 0:
             sys.exit("capi: error %d: %s"
                      % (code, lib.tle_rt_last_error().decode()))
 
-    device = c_void_p()
-    check(lib.tle_rt_device_open(0, byref(device)))
     module = c_void_p()
     check(lib.tle_rt_module_load(device, sys.argv[2].encode(), None,
                                  byref(module)))

@@ -35,7 +35,8 @@ def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
 
     Warps are placed in order: the default partition first, then each
     partition at the next warp index that is a multiple of
-    `min(warps, 4)`. The CTA is a whole number of warp groups (4 warps).
+    `min(warps, 4)`. The CTA is a whole number of warp groups (4 warps),
+    at most 32 warps (1,024 threads) in all.
     `setmaxnreg` acts on a whole warp group, so partitions sharing a warp
     group must request the same budget; the budgets, counted per warp group
     of 128 threads, must fit in the registers the CTA's threads hold at

@@ -792,7 +792,7 @@ func.func @pending(%d: tensor<64x64xf32, #acc>) {
 // -----
 
 //===----------------------------------------------------------------------===//
-// Compute subset: tle.reduce, tle.broadcast, tle.convert_layout
+// Compute subset: tle.reduce, tle.broadcast, tle.scale, tle.convert_layout
 //===----------------------------------------------------------------------===//
 
 #acc = #tle.mma<warp_groups = [1, 1]>
@@ -829,6 +829,27 @@ func.func @reduce_dim(%s: tensor<64x64xf32, #acc>) {
 func.func @broadcast_slice(%v: tensor<64xf32, #tle.slice<dim = 1, parent = #acc>>) {
   // expected-error @+1 {{'tle.broadcast' op expects the 1-D tensor to be 'tensor<128xf32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>', got 'tensor<64xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>>'}}
   %b = tle.broadcast %v dim 0 : tensor<64xf32, #tle.slice<dim = 1, parent = #acc>> -> tensor<64x128xf32, #acc>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+// Scaling the rows takes one factor a row, in the rows' slice layout.
+func.func @scale_slice(%s: tensor<64x128xf32, #acc>,
+                       %f: tensor<128xf32, #tle.slice<dim = 0, parent = #acc>>) {
+  // expected-error @+1 {{'tle.scale' op expects the 1-D tensor to be 'tensor<64xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>>', got 'tensor<128xf32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>'}}
+  %r = tle.scale %s by %f dim 1 : tensor<64x128xf32, #acc>, tensor<128xf32, #tle.slice<dim = 0, parent = #acc>>
+  return
+}
+
+// -----
+
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @scale_integers(%s: tensor<64x64xi32, #acc>,
+                          %f: tensor<64xi32, #tle.slice<dim = 1, parent = #acc>>) {
+  // expected-error @+1 {{'tle.scale' op scales floating-point tensors, got 'i32'}}
+  %r = tle.scale %s by %f dim 1 : tensor<64x64xi32, #acc>, tensor<64xi32, #tle.slice<dim = 1, parent = #acc>>
   return
 }
 

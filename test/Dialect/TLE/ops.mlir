@@ -243,6 +243,8 @@ func.func @reduce_broadcast_convert(%s: tensor<128x64xf32, #acc>,
   %sum = tle.reduce sum %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128xf32, #row>
   // CHECK: tle.broadcast %[[MAX]] dim 1 : tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>> -> tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>
   %b = tle.broadcast %max dim 1 : tensor<128xf32, #row> -> tensor<128x64xf32, #acc>
+  // CHECK: tle.scale %[[S]] by %[[MAX]] dim 1 : tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>, tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>>
+  %scaled = tle.scale %s by %max dim 1 : tensor<128x64xf32, #acc>, tensor<128xf32, #row>
   // CHECK: %[[A:.*]] = tle.convert_layout %[[P]] : tensor<128x64xbf16, #tle.mma<warp_groups = [2, 1]>> -> tensor<128x64xbf16, #tle.mma_operand<warp_groups = [2, 1]>>
   %a = tle.convert_layout %p : tensor<128x64xbf16, #acc> -> tensor<128x64xbf16, #opnd>
   // CHECK: return %[[A]]

@@ -305,6 +305,14 @@ LogicalResult BroadcastOp::verify() {
                          getDim());
 }
 
+LogicalResult ScaleOp::verify() {
+  if (!isa<FloatType>(getSource().getType().getElementType()))
+    return emitOpError("scales floating-point tensors, got ")
+           << getSource().getType().getElementType();
+  return verifySlicePair(*this, getSource().getType(), getFactors().getType(),
+                         getDim());
+}
+
 static LogicalResult verifyLocalAccess(Operation *op, RankedTensorType tensor,
                                        Value memory);
 

@@ -227,6 +227,38 @@ def TLE_BroadcastOp : TLE_Op<"broadcast", [Pure]> {
   let hasVerifier = 1;
 }
 
+def TLE_ScaleOp : TLE_Op<"scale", [Pure, AllTypesMatch<["source", "result"]>]> {
+  let summary = "Multiplies each row or column of a tensor by its factor";
+  let description = [{
+    `source * tle.broadcast(factors, dim)`: with `dim = 1` row i of
+    `source` is multiplied by `factors[i]`, with `dim = 0` column j by
+    `factors[j]`. `factors` is in the layout `#tle.slice<dim = dim, parent
+    = P>`, P being the layout of `source`.
+
+    The op exists for the rescaling of an online softmax, whose factors
+    are mostly exactly 1: the threads of each warp vote whether any factor
+    they hold differs from 1 (NaN differs) and the warp skips its
+    multiplies when none does, since `x * 1.0` is `x`. The result is the
+    product in either case; what the vote saves is one multiply per
+    element the thread holds (128 for a 64 x 256 accumulator in a warp
+    group), for a compare per factor, the vote and a branch. Like
+    `tle.reduce`, it is executed by every thread of the partition.
+
+    ```mlir
+    %acc1 = tle.scale %acc by %alpha dim 1
+        : tensor<64x256xf32, #mma>, tensor<64xf32, #row>
+    ```
+  }];
+  let arguments = (ins TLE_DistributedTensor:$source,
+                       TLE_DistributedTensor:$factors, I64Attr:$dim);
+  let results = (outs TLE_DistributedTensor:$result);
+  let assemblyFormat = [{
+    $source `by` $factors `dim` $dim attr-dict `:` type($source) `,`
+    type($factors)
+  }];
+  let hasVerifier = 1;
+}
+
 def TLE_ConvertLayoutOp : TLE_Op<"convert_layout"> {
   let summary = "Moves a tensor into another layout";
   let description = [{

@@ -99,8 +99,8 @@ struct TLEDistributeTensorsPass
              });
     });
     target.addIllegalOp<GatherRowsOp, IotaOp, SplatOp, WgmmaOp, WgmmaWaitOp,
-                        ReduceOp, BroadcastOp, ConvertLayoutOp, LocalLoadOp,
-                        LocalStoreOp, LoadOp, StoreOp>();
+                        ReduceOp, BroadcastOp, ScaleOp, ConvertLayoutOp,
+                        LocalLoadOp, LocalStoreOp, LoadOp, StoreOp>();
     target.addDynamicallyLegalOp<TMALoadOp>(isLegalTMALoad);
     target.addDynamicallyLegalOp<TMAStoreOp>(isLegalTMAStore);
     RewritePatternSet patterns(context);

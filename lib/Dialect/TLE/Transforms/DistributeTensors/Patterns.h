@@ -31,7 +31,7 @@ void populateElementwisePatterns(const TypeConverter &converter,
 /// tle.wgmma, tle.wgmma_wait.
 void populateWgmmaPatterns(const TypeConverter &converter,
                            RewritePatternSet &patterns);
-/// tle.reduce, tle.broadcast.
+/// tle.reduce, tle.broadcast, tle.scale.
 void populateReducePatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns);
 /// tle.convert_layout.

@@ -1,10 +1,11 @@
-//===- Reduce.cpp - tle.reduce and tle.broadcast --------------------------===//
+//===- Reduce.cpp - tle.reduce, tle.broadcast and tle.scale ---------------===//
 //
 // A reduction folds the thread's elements of each row (or column), then
 // combines with the lanes that share the row by XOR shuffles and, where
 // warps or warp groups share it, through a scratch buffer. A broadcast is
 // its inverse shape and moves no data: every thread already holds the
-// row's value.
+// row's value. A scale multiplies by a broadcast, unless no factor the
+// warp holds differs from 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -33,6 +36,20 @@ static int64_t getVectorRegister(const ThreadMap &vectorMap, int64_t offset) {
   return llvm::find_if(vectorMap.offsets,
                        [&](ArrayRef<int64_t> o) { return o[0] == offset; }) -
          vectorMap.offsets.begin();
+}
+
+/// For each register of a thread's elements of `matrix`, the register of
+/// `vector`, its row (kept = 0) or column (kept = 1) vector, that holds
+/// the element's row or column.
+static SmallVector<int64_t> getBroadcastMask(RankedTensorType vector,
+                                             RankedTensorType matrix,
+                                             unsigned kept) {
+  ThreadMap vectorMap = getThreadMap(vector);
+  ThreadMap matrixMap = getThreadMap(matrix);
+  SmallVector<int64_t> mask;
+  for (ArrayRef<int64_t> offset : matrixMap.offsets)
+    mask.push_back(getVectorRegister(vectorMap, offset[kept]));
+  return mask;
 }
 
 /// The thread's row of the scratch buffer: the mixed-radix number of its
@@ -167,13 +184,58 @@ struct BroadcastOpLowering : OpConversionPattern<BroadcastOp> {
   matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     unsigned kept = 1 - op.getDim();
-    ThreadMap source = getThreadMap(op.getSource().getType());
-    ThreadMap result = getThreadMap(op.getResult().getType());
-    SmallVector<int64_t> mask;
-    for (ArrayRef<int64_t> offset : result.offsets)
-      mask.push_back(getVectorRegister(source, offset[kept]));
-    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, adaptor.getSource(),
-                                                   adaptor.getSource(), mask);
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(
+        op, adaptor.getSource(), adaptor.getSource(),
+        getBroadcastMask(op.getSource().getType(), op.getResult().getType(),
+                         kept));
+    return success();
+  }
+};
+
+/// source * broadcast(factors) under a warp vote: the warp multiplies when
+/// any of its threads holds a factor that is not exactly 1 (compared
+/// unordered, so NaN multiplies), and otherwise yields `source` as it is.
+struct ScaleOpLowering : OpConversionPattern<ScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<int64_t> mask = getBroadcastMask(
+        op.getFactors().getType(), op.getResult().getType(), 1 - op.getDim());
+    // The factors the thread multiplies by, each once.
+    SmallVector<int64_t> used(mask);
+    llvm::sort(used);
+    used.erase(llvm::unique(used), used.end());
+    SmallVector<Value> factors =
+        extractElements(rewriter, loc, adaptor.getFactors());
+    Type elementType = op.getFactors().getType().getElementType();
+    Value one = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getFloatAttr(elementType, 1.0));
+    Value differs;
+    for (int64_t r : used) {
+      Value ne = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNE,
+                                       factors[r], one);
+      differs = differs ? arith::OrIOp::create(rewriter, loc, differs, ne) : ne;
+    }
+    Value warp = NVVM::VoteSyncOp::create(rewriter, loc, rewriter.getI1Type(),
+                                          createI32(rewriter, loc, -1), differs,
+                                          NVVM::VoteSyncKind::any);
+
+    Value source = adaptor.getSource();
+    auto ifOp = scf::IfOp::create(rewriter, loc, source.getType(), warp,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    Value wide = vector::ShuffleOp::create(rewriter, loc, adaptor.getFactors(),
+                                           adaptor.getFactors(), mask);
+    scf::YieldOp::create(
+        rewriter, loc,
+        arith::MulFOp::create(rewriter, loc, source, wide).getResult());
+    rewriter.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(rewriter, loc, source);
+    rewriter.replaceOp(op, ifOp.getResults());
     return success();
   }
 };
@@ -181,6 +243,6 @@ struct BroadcastOpLowering : OpConversionPattern<BroadcastOp> {
 
 void distribute::populateReducePatterns(const TypeConverter &converter,
                                         RewritePatternSet &patterns) {
-  patterns.add<ReduceOpLowering, BroadcastOpLowering>(converter,
-                                                      patterns.getContext());
+  patterns.add<ReduceOpLowering, BroadcastOpLowering, ScaleOpLowering>(
+      converter, patterns.getContext());
 }

@@ -1,7 +1,8 @@
 // RUN: tle-opt %s --tle-distribute-tensors -split-input-file -verify-diagnostics | FileCheck %s --enable-var-scope
 
-// --tle-distribute-tensors on tle.reduce and tle.broadcast (Reduce.cpp):
-// in-thread folds, lane shuffles and, across warps, a scratch buffer.
+// --tle-distribute-tensors on tle.reduce, tle.broadcast and tle.scale
+// (Reduce.cpp): in-thread folds, lane shuffles and, across warps, a scratch
+// buffer; a scale under a warp vote.
 // Function arguments and results stay out of it (the pass converts bodies
 // only), so values come from constants or loop-carried arguments, which
 // also keeps the conversion from folding them away.
@@ -218,6 +219,70 @@ func.func @broadcast_rows(%n: index) {
     %b = tle.broadcast %v dim 1 : tensor<64xf32, #row> -> tensor<64x16xf32, #acc>
     %neg = arith.negf %b : tensor<64x16xf32, #acc>
     scf.yield %v : tensor<64xf32, #row>
+  }
+  return
+}
+
+// -----
+
+// Scaling the rows of the 64 x 16 tile: the thread compares its two row
+// factors with 1 (unordered: NaN multiplies), the warp votes, and only a
+// warp holding a factor other than 1 multiplies, by the broadcast of the
+// factors; the other yields the tile unchanged.
+// CHECK-LABEL: func.func @scale_rows
+// CHECK: scf.for {{.*}} iter_args(%[[S:.*]] = %{{.*}}, %[[F:.*]] = %{{.*}}) -> (vector<8xf32>, vector<2xf32>)
+// CHECK-NEXT: %[[F0:.*]] = vector.extract %[[F]][0] : f32 from vector<2xf32>
+// CHECK-NEXT: %[[F1:.*]] = vector.extract %[[F]][1] : f32 from vector<2xf32>
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[NE0:.*]] = arith.cmpf une, %[[F0]], %[[ONE]] : f32
+// CHECK-NEXT: %[[NE1:.*]] = arith.cmpf une, %[[F1]], %[[ONE]] : f32
+// CHECK-NEXT: %[[NE:.*]] = arith.ori %[[NE0]], %[[NE1]] : i1
+// CHECK-NEXT: %[[ALL:.*]] = arith.constant -1 : i32
+// CHECK-NEXT: %[[ANY:.*]] = nvvm.vote.sync  any %[[ALL]], %[[NE]] -> i1
+// CHECK-NEXT: %[[R:.*]] = scf.if %[[ANY]] -> (vector<8xf32>) {
+// CHECK-NEXT: %[[B:.*]] = vector.shuffle %[[F]], %[[F]] [0, 0, 1, 1, 0, 0, 1, 1] : vector<2xf32>, vector<2xf32>
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[S]], %[[B]] : vector<8xf32>
+// CHECK-NEXT: scf.yield %[[M]] : vector<8xf32>
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.yield %[[S]] : vector<8xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: scf.yield %[[R]], %[[F]]
+#acc = #tle.mma<warp_groups = [1, 1]>
+#row = #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [1, 1]>>
+func.func @scale_rows(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+  %f0 = arith.constant dense<2.0> : tensor<64xf32, #row>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%s = %init, %f = %f0)
+      -> (tensor<64x16xf32, #acc>, tensor<64xf32, #row>) {
+    %t = tle.scale %s by %f dim 1 : tensor<64x16xf32, #acc>, tensor<64xf32, #row>
+    scf.yield %t, %f : tensor<64x16xf32, #acc>, tensor<64xf32, #row>
+  }
+  return
+}
+
+// -----
+
+// Scaling the columns: a thread holds four of the 16 columns ({c, c+1,
+// c+8, c+9}), so it compares four factors, and register i takes the
+// factor of its column.
+// CHECK-LABEL: func.func @scale_columns
+// CHECK-COUNT-4: arith.cmpf une
+// CHECK-NOT: arith.cmpf
+// CHECK: nvvm.vote.sync  any
+// CHECK: vector.shuffle %[[F:.*]], %[[F]] [0, 1, 0, 1, 2, 3, 2, 3] : vector<4xf32>, vector<4xf32>
+#acc = #tle.mma<warp_groups = [1, 1]>
+#col = #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>
+func.func @scale_columns(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+  %f0 = arith.constant dense<2.0> : tensor<16xf32, #col>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%s = %init, %f = %f0)
+      -> (tensor<64x16xf32, #acc>, tensor<16xf32, #col>) {
+    %t = tle.scale %s by %f dim 0 : tensor<64x16xf32, #acc>, tensor<16xf32, #col>
+    scf.yield %t, %f : tensor<64x16xf32, #acc>, tensor<16xf32, #col>
   }
   return
 }

@@ -18,6 +18,10 @@ plan (`tle-opt --tle-derive-sync --tle-sync-plan`, $TLE_OPT or tle-opt on
 PATH), in the order tle.warp_specialize declares them; without it they are
 numbered. A kernel whose partitions all keep the entry budget has no
 USETMAXREG and is reported as one region.
+
+A loop whose multiplies a warp vote guards (tle.scale: VOTE.ANY P, then
+a forward branch @!P over the multiplies) also gets the count of a trip
+in which every vote comes out false.
 """
 
 import argparse
@@ -113,6 +117,32 @@ def loops(code, begin, end):
     return found, waits
 
 
+def voted_skips(code, first, last):
+    """Instructions of code[first:last + 1] that a warp jumps over when
+    every warp vote in it comes out false: the multiplies of a tle.scale,
+    which its lowering guards by VOTE.ANY P and a forward branch @!P."""
+    index = {addr: i for i, (addr, *_) in enumerate(code)}
+    skipped = 0
+    for i in range(first, last + 1):
+        text = code[i][2]
+        m = re.search(r"\bVOTE\.ANY\s+(P\d)\b", text)
+        if not m:
+            continue
+        guard = re.compile(r"@!" + m.group(1) + r"\s+BRA\b")
+        for j in range(i + 1, last + 1):
+            _, op, text, _ = code[j]
+            if op.startswith("VOTE"):
+                break
+            if not guard.search(text):
+                continue
+            target = BRANCH_TARGET.search(text.split(op, 1)[1])
+            end = index.get(int(target.group(1), 16)) if target else None
+            if end is not None and j < end <= last + 1:
+                skipped += end - j - 1
+            break
+    return skipped
+
+
 def histogram(code, first, last):
     counts = collections.Counter(kind_of(c[1]) for c in code[first:last + 1])
     return counts
@@ -180,6 +210,11 @@ def report(code, names, out):
             parts = ", ".join(f"{counts[k]} {k}" for k in order if counts[k])
             print(f"  loop 0x{code[first][0]:04x}-0x{code[last][0]:04x}: "
                   f"{last - first + 1} instructions per trip: {parts}", file=out)
+            skipped = voted_skips(code, first, last)
+            if skipped:
+                print(f"    {last - first + 1 - skipped} when every warp skips "
+                      f"its tle.scale multiplies ({skipped} guarded by a vote)",
+                      file=out)
         if waits:
             print(f"  ({waits} barrier-wait retry loops, out of line)", file=out)
 

@@ -132,6 +132,11 @@ def test_strides_and_alignment():
 class _Recorder:
     """Stands in for a loaded kernel and its plan: records what it gets."""
 
+    def __init__(self, grid=""):
+        self.grid = grid
+        device = type("Device", (), {"multiprocessors": 132})()
+        self.module = type("Module", (), {"device": device})()
+
     def plan(self, grid, values):
         self.grid, self.plan_values = grid, values
         return self
@@ -143,13 +148,13 @@ class _Recorder:
         return launch
 
 
-def _call(monkeypatch, shape, inputs, sink=None, length=None):
+def _call(monkeypatch, shape, inputs, sink=None, length=None, grid=""):
     monkeypatch.setattr(kernel, "_raw_stream", lambda index: 0x5EED)
     rows = shape.b * shape.s_q
     sink = torch.full((shape.heads,), -math.inf) if sink is None else sink
     length = torch.full((rows,), 2 ** 31 - 1, dtype=torch.int32) if length is None \
         else length
-    recorder = _Recorder()
+    recorder = _Recorder(grid)
     call = kernel._Call(recorder, shape, torch.device("cpu"),
                         (*inputs, 0.5, sink, length))
     return call, recorder
@@ -195,11 +200,34 @@ def test_batched_call_with_given_outputs(monkeypatch):
         call(q, kv, idx, None, None, (given[0][:1],) + given[1:])
 
 
+def test_launch_grid():
+    """One CTA per token and head group, or, for a kernel whose grid rule
+    says persistent, one per multiprocessor and never more than items."""
+    assert kernel.launch_grid(Shape(True, 2, 100, 128, 32, 64), "(H / 64 * SQ, B)", 132) \
+        == (200, 2, 1)
+    assert kernel.launch_grid(Shape(True, 2, 100, 128, 32, 64), "persistent: items", 132) \
+        == (132, 1, 1)
+    assert kernel.launch_grid(Shape(True, 2, 10, 128, 32, 64), "persistent", 132) \
+        == (40, 1, 1)
+    assert kernel.launch_grid(Shape(False, 1, 1, 64, 32, 64), "persistent", 0) == (1, 1, 1)
+
+
+def test_a_persistent_kernel_gets_one_cta_per_multiprocessor(monkeypatch):
+    q, kv, idx = _inputs(h=128)
+    _, recorder = _call(monkeypatch, Shape(False, 1, 8, 128, 32, 64), (q, kv, idx),
+                        grid="persistent: B * SQ * H / 64 work items")
+    assert recorder.grid == (16, 1, 1)
+    q, kv, idx = _inputs(s_q=200, h=128)
+    _, recorder = _call(monkeypatch, Shape(False, 1, 200, 128, 32, 64), (q, kv, idx),
+                        grid="persistent")
+    assert recorder.grid == (132, 1, 1)
+
+
 def test_nothing_to_compute(monkeypatch):
     q, kv, idx = _inputs(s_q=0)
     call, recorder = _call(monkeypatch, Shape(False, 1, 0, 64, 32, 64), (q, kv, idx))
     out = call(q, kv, idx, None, None, None)
-    assert out[0].shape == (0, 64, 512) and not hasattr(recorder, "grid")
+    assert out[0].shape == (0, 64, 512) and not hasattr(recorder, "plan_values")
 
 
 def test_a_misaligned_address_is_named(monkeypatch):

@@ -94,6 +94,19 @@ int64_t tle::problems::getSparseMLAFlops(const SparseMLAConfig &config) {
          (config.dqk + config.dv);
 }
 
+std::array<unsigned, 3>
+tle::problems::getSparseMLAGrid(const SparseMLAConfig &config,
+                                const std::string &rule, int multiprocessors) {
+  int64_t headGroups = config.h / 64;
+  if (rule.rfind(kSparseMLAPersistentGrid, 0) == 0) {
+    int64_t items = config.b * config.sq * headGroups;
+    int64_t ctas = std::max<int64_t>(
+        1, std::min<int64_t>(items, std::max(multiprocessors, 1)));
+    return {unsigned(ctas), 1, 1};
+  }
+  return {unsigned(config.sq * headGroups), unsigned(config.b), 1};
+}
+
 int64_t SparseMLAInputs::getKVRow(int64_t row, int64_t slot) const {
   if (!topkLength.empty() && slot >= topkLength[row])
     return -1;

@@ -21,8 +21,6 @@ using namespace tle::problems;
 using runtime::DeviceBuffer;
 using runtime::Status;
 
-/// Heads per CTA: a token has h / 64 CTAs, adjacent in the grid's x.
-static constexpr int64_t kHeadsPerCTA = 64;
 /// The kernel arguments without and with attn_sink and topk_length.
 static constexpr size_t kBaseArguments = 7;
 static constexpr size_t kOptionalArguments = 9;
@@ -351,9 +349,9 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
 
   args.clear();
   packArguments(kernel, args);
-  grid[0] = unsigned(config.sq * (config.h / kHeadsPerCTA));
-  grid[1] = unsigned(config.b);
-  grid[2] = 1;
+  std::array<unsigned, 3> dims =
+      getSparseMLAGrid(config, kernel.grid, device.multiprocessorCount());
+  std::copy(dims.begin(), dims.end(), grid);
   return args.check(kernel);
 }
 

@@ -12,7 +12,7 @@ import random
 import struct
 import sys
 
-from ctypes import POINTER, byref, c_char_p, c_double, c_float, c_int, \
+from ctypes import POINTER, byref, c_char_p, c_double, c_int, \
     c_int64, c_size_t, c_uint, c_uint8, c_uint64, c_void_p
 
 

@@ -30,14 +30,28 @@ def from_bf16(bits):
 
 
 class Runner:
-    def __init__(self, lib, device):
-        self.lib, self.device = lib, device
+    """Device 0, the module of a test script's kernels, device buffers and
+    one-CTA launches; errors exit with `what` and the runtime's message."""
+
+    def __init__(self, library, module_path, what):
+        self.what = what
+        self.lib, self.device = open_device(library, what)
         self.buffers = []
+        self.module = c_void_p()
+        self.check(self.lib.tle_rt_module_load(
+            self.device, module_path.encode(), None, byref(self.module)))
+
+    def close(self):
+        """Frees the buffers, the module and the device."""
+        for address in self.buffers:
+            self.check(self.lib.tle_rt_free(self.device, address))
+        self.lib.tle_rt_module_free(self.module)
+        self.lib.tle_rt_device_close(self.device)
 
     def check(self, code):
         if code != 0:
-            sys.exit("shared tiles: error %d: %s"
-                     % (code, self.lib.tle_rt_last_error().decode()))
+            sys.exit("%s: error %d: %s"
+                     % (self.what, code, self.lib.tle_rt_last_error().decode()))
 
     def buffer(self, typecode, count, values=None):
         """A device buffer of `count` elements, uploaded from `values`."""
@@ -58,9 +72,9 @@ class Runner:
             count * host.itemsize))
         return host
 
-    def launch(self, module, name, add_args):
+    def launch(self, name, add_args):
         kernel = c_void_p()
-        self.check(self.lib.tle_rt_module_get_kernel(module, name.encode(),
+        self.check(self.lib.tle_rt_module_get_kernel(self.module, name.encode(),
                                                      byref(kernel)))
         args = c_void_p()
         self.check(self.lib.tle_rt_args_create(byref(args)))
@@ -73,10 +87,6 @@ class Runner:
             args, address, element.encode(), len(sizes),
             (c_int64 * len(sizes))(*sizes), None, 0))
 
-    def free(self):
-        for address in self.buffers:
-            self.check(self.lib.tle_rt_free(self.device, address))
-
 
 def expect_equal(what, got, want, columns):
     """`got` and `want` are row-major tiles of `columns` columns."""
@@ -86,7 +96,7 @@ def expect_equal(what, got, want, columns):
                      % (what, i // columns, i % columns, x, y))
 
 
-def round_trip(run, module, rng):
+def round_trip(run, rng):
     """Any bf16 bits but NaNs must come back unchanged."""
     tile = []
     while len(tile) < 64 * 64:
@@ -101,13 +111,13 @@ def round_trip(run, module, rng):
     def add_args(args):
         for address in [src] + outs:
             run.memref(args, address, "bf16", [64, 64])
-    run.launch(module, "round_trip", add_args)
+    run.launch("round_trip", add_args)
     for name, out in zip(names, outs):
         expect_equal("round trip through " + name,
                      run.download("H", out, len(tile)), tile, 64)
 
 
-def swizzled_views(run, module, rng):
+def swizzled_views(run, rng):
     quarter = lambda: rng.randint(-8, 8) / 4
     a = [[quarter() for _ in range(256)] for _ in range(64)]
     b = [[quarter() for _ in range(576)] for _ in range(64)]
@@ -129,7 +139,7 @@ def swizzled_views(run, module, rng):
         run.memref(args, dev["v"], "bf16", [64, 256])
         run.memref(args, dev["c"], "bf16", [64, 128])
         run.memref(args, dev["d"], "bf16", [64, 128])
-    run.launch(module, "swizzled_views", add_args)
+    run.launch("swizzled_views", add_args)
     got = {name: run.download(code, dev[name], count)
            for name, (code, count) in outs.items()}
 
@@ -151,17 +161,11 @@ def swizzled_views(run, module, rng):
 
 
 def main():
-    lib, device = open_device(sys.argv[1], "shared tiles")
-    run = Runner(lib, device)
-    module = c_void_p()
-    run.check(lib.tle_rt_module_load(device, sys.argv[2].encode(), None,
-                                     byref(module)))
+    run = Runner(sys.argv[1], sys.argv[2], "shared tiles")
     rng = random.Random(12)
-    round_trip(run, module, rng)
-    swizzled_views(run, module, rng)
-    run.free()
-    lib.tle_rt_module_free(module)
-    lib.tle_rt_device_close(device)
+    round_trip(run, rng)
+    swizzled_views(run, rng)
+    run.close()
     print("shared tiles: ok")
 
 

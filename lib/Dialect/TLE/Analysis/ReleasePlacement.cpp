@@ -33,6 +33,39 @@ static bool mayReadSlotOf(Operation &op, PipeOp pipe) {
                                       }).wasInterrupted();
 }
 
+static bool drainsMultiplies(Operation &op);
+
+/// Whether a block that starts with no multiply in flight ends with none:
+/// a tle.wgmma_wait pending(0) (wgmma.wait_group 0 waits for every group)
+/// follows its last multiply, and every op after that wait that holds
+/// multiplies in its regions drains them too.
+static bool drainsMultiplies(Block &block) {
+  bool inFlight = false;
+  for (Operation &op : block) {
+    if (isa<WgmmaOp>(op))
+      inFlight = true;
+    else if (auto wait = dyn_cast<WgmmaWaitOp>(op))
+      inFlight = inFlight && wait.getPending() != 0;
+    else if (op.getNumRegions() != 0 && !drainsMultiplies(op))
+      inFlight = true;
+  }
+  return !inFlight;
+}
+
+/// Whether `op`, an op with regions, leaves no multiply it issued in
+/// flight: every block of its regions drains. A loop whose body drains
+/// retires in each iteration what was in flight when the iteration began,
+/// so after it nothing is in flight unless it ran no iteration at all.
+static bool drainsMultiplies(Operation &op) {
+  if (isa<WgmmaOp>(op))
+    return false;
+  for (Region &region : op.getRegions())
+    for (Block &block : region)
+      if (!drainsMultiplies(block))
+        return false;
+  return true;
+}
+
 /// Whether the release closes a window its loop carries in from the
 /// previous iteration (or from before the loop): no wait of its reader and
 /// iteration precedes it in its block.
@@ -58,7 +91,7 @@ static WgmmaWaitOp findRetiringWait(Block::iterator begin, Block::iterator end,
     if (isa<WgmmaOp>(op))
       ++issued;
     if (auto wait = dyn_cast<WgmmaWaitOp>(op);
-        wait && wait.getPending() <= issued)
+        wait && static_cast<int64_t>(wait.getPending()) <= issued)
       return wait;
   }
   return nullptr;
@@ -73,13 +106,25 @@ bool tle::isRetiredBefore(WgmmaOp wgmma, Operation *point) {
                           issued) != nullptr;
 }
 
+/// The last op before `point` in its block that may read a slot of `pipe`
+/// and may leave that multiply in flight at `point`. An op with regions
+/// whose multiplies all drain (a loop whose body ends with a wait for
+/// every multiply) leaves none in flight, except those issued before it
+/// when it runs no iteration: the search goes on before it.
+static Operation *findInFlightReader(Operation *point, PipeOp pipe) {
+  for (Operation *prev = point->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (!mayReadSlotOf(*prev, pipe))
+      continue;
+    if (isa<WgmmaOp>(prev) || !drainsMultiplies(*prev))
+      return prev;
+  }
+  return nullptr;
+}
+
 FailureOr<ReleasePlacement> tle::placeRelease(ReleaseOp release) {
   PipeOp pipe = cast<PipeLifecycleOpInterface>(*release).getPipeOp();
-  Operation *reader = nullptr;
-  for (Operation *prev = release->getPrevNode(); prev && !reader;
-       prev = prev->getPrevNode())
-    if (mayReadSlotOf(*prev, pipe))
-      reader = prev;
+  Operation *reader = findInFlightReader(release, pipe);
   Block *block = release->getBlock();
   int64_t issued = 0;
   // A carried window's slot may still be read by a multiply of an earlier

@@ -355,6 +355,92 @@ func.func @release_after_wgmma(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>,
 
 // -----
 
+// A loop whose body waits for every multiply (pending(0)) after its last
+// one leaves none in flight: a release after it of a slot its multiplies
+// read takes effect where it stands, not at the next tle.wgmma_wait (the
+// persistent seesaw hands Q back to the gather this way while its warp
+// groups finish the item). The multiply after the release does not read
+// the slot.
+// CHECK-LABEL: func.func @release_after_draining_loop
+// CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "q.free"}
+// CHECK: default "mma"
+// CHECK: scf.for
+// CHECK: tle.wgmma_wait %{{.*}} pending(0)
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: tle.mbarrier_arrive %[[FREE]][%{{.*}}] plain
+// CHECK-NEXT: tle.wgmma
+// A loop that leaves its last multiply in flight still defers the release
+// to the wait after it.
+// CHECK-LABEL: func.func @release_after_loop_in_flight
+// CHECK: %[[FREE2:.*]] = tle.shared_alloc {name = "q.free"}
+// CHECK: scf.for
+// CHECK: tle.wgmma_wait %{{.*}} pending(1)
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NOT: tle.mbarrier_arrive
+// CHECK: tle.wgmma_wait %{{.*}} pending(0)
+// CHECK-NEXT: tle.mbarrier_arrive %[[FREE2]][%{{.*}}] plain
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @release_after_draining_loop(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = tle.shared_alloc : memref<1x64x64xbf16, #sw>
+  %other = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %qp = tle.pipe "q" capacity 1 fields(t = %buf : memref<1x64x64xbf16, #sw>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %t = tle.wait %qp[%c0 : index] reader "mma" -> memref<64x64xbf16, #sw>
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<64x64xf32, #acc> {
+      %d = tle.wgmma %t, %t, %acc transpose_b : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %w = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+      scf.yield %w : tensor<64x64xf32, #acc>
+    }
+    tle.release %qp[%c0 : index] reader "mma"
+    %e = tle.wgmma %other, %other, %sum transpose_b : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+    %done = tle.wgmma_wait %e pending(0) : tensor<64x64xf32, #acc>
+    tle.warp_yield
+  }
+  partition "tma" warps(1) {
+    %t = tle.acquire %qp[%c0 : index] -> memref<64x64xbf16, #sw>
+    tle.tma_load %map[%c0, %c0] into %t : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #sw>
+    tle.commit %qp[%c0 : index]
+    tle.warp_return
+  }
+  return
+}
+
+func.func @release_after_loop_in_flight(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = tle.shared_alloc : memref<1x64x64xbf16, #sw>
+  %qp = tle.pipe "q" capacity 1 fields(t = %buf : memref<1x64x64xbf16, #sw>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    %t = tle.wait %qp[%c0 : index] reader "mma" -> memref<64x64xbf16, #sw>
+    %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> tensor<64x64xf32, #acc> {
+      %d = tle.wgmma %t, %t, %acc transpose_b : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %w = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+      scf.yield %w : tensor<64x64xf32, #acc>
+    }
+    tle.release %qp[%c0 : index] reader "mma"
+    %done = tle.wgmma_wait %sum pending(0) : tensor<64x64xf32, #acc>
+    tle.warp_yield
+  }
+  partition "tma" warps(1) {
+    %t = tle.acquire %qp[%c0 : index] -> memref<64x64xbf16, #sw>
+    tle.tma_load %map[%c0, %c0] into %t : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x64xbf16, #sw>
+    tle.commit %qp[%c0 : index]
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // A window carried into the next iteration: the view of the slot waited for
 // one iteration ahead becomes a tle.slot at the advanced slot and travels
 // through the iter_arg, so the body reads the previous iteration's slot and

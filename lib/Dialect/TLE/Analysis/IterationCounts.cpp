@@ -113,6 +113,18 @@ private:
 
   std::optional<Polynomial> of(Value value);
   std::optional<Polynomial> compute(Value value);
+  /// `value` as c x iv + rest, iv the variable of `loop`, c 0 or 1, rest
+  /// not depending on the loop: what a branch on the loop variable
+  /// compares.
+  std::optional<std::pair<int64_t, Polynomial>> ofInLoop(Value value,
+                                                         scf::ForOp loop);
+  /// The iterations of `loop` (step 1) in which `branch`, directly in its
+  /// body, takes its then-region, for the conditions that pick out or
+  /// leave out its first or its last iteration (`iv != lb`, `iv > lb`,
+  /// `iv + 1 < ub`, `iv == lb`, ...): trips - [ub > lb] or [ub > lb].
+  std::optional<Polynomial> takenInLoop(scf::IfOp branch, scf::ForOp loop);
+  /// [a > b] as the condition of `scf.if (a > b)` would be.
+  Polynomial greaterThan(const Polynomial &a, const Polynomial &b);
   std::optional<Polynomial> tripCount(scf::ForOp loop);
   /// max(0, span) for a step of 1.
   std::optional<Polynomial> stepOneTrips(const Polynomial &span);
@@ -320,6 +332,139 @@ std::optional<Polynomial> Counter::tripCount(scf::ForOp loop) {
   return *s == h ? multiply(Polynomial::constant(g / h), trips) : trips;
 }
 
+std::optional<std::pair<int64_t, Polynomial>>
+Counter::ofInLoop(Value value, scf::ForOp loop) {
+  if (value == loop.getInductionVar())
+    return std::pair<int64_t, Polynomial>{1, Polynomial::constant(0)};
+  if (!loop->isAncestor(value.getParentRegion()->getParentOp()))
+    if (std::optional<Polynomial> p = of(value))
+      return std::pair<int64_t, Polynomial>{0, *p};
+  Operation *def = value.getDefiningOp();
+  if (!isa_and_nonnull<arith::AddIOp, arith::SubIOp>(def))
+    return std::nullopt;
+  auto lhs = ofInLoop(def->getOperand(0), loop);
+  auto rhs = ofInLoop(def->getOperand(1), loop);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  int64_t sign = isa<arith::SubIOp>(def) ? -1 : 1;
+  int64_t c = lhs->first + sign * rhs->first;
+  std::optional<Polynomial> rest = add(lhs->second, rhs->second, sign);
+  if ((c != 0 && c != 1) || !rest)
+    return std::nullopt;
+  return std::pair<int64_t, Polynomial>{c, *rest};
+}
+
+Polynomial Counter::greaterThan(const Polynomial &a, const Polynomial &b) {
+  // The keys and texts of compute()'s opaque cmpi and of runs()'s branch.
+  Polynomial cmp = unknown("cmpi.sgt(" + keyOf(a) + "," + keyOf(b) + ")",
+                           "cmpi.sgt(" + print(a) + ", " + print(b) + ")",
+                           /*nonNegative=*/false);
+  Polynomial taken = unknown("if(" + keyOf(cmp) + ")", "[" + print(cmp) + "]",
+                             /*nonNegative=*/true);
+  std::optional<Guard> guard;
+  if (std::optional<int64_t> k = b.getConstant(); k && *k < INT64_MAX)
+    guard = Guard{a, *k + 1};
+  conditions.try_emplace(taken.terms.begin()->first.front(), guard);
+  return taken;
+}
+
+/// The predicate p' with b p' a exactly when a p b.
+static arith::CmpIPredicate swapOperands(arith::CmpIPredicate pred) {
+  using P = arith::CmpIPredicate;
+  switch (pred) {
+  case P::slt:
+    return P::sgt;
+  case P::sle:
+    return P::sge;
+  case P::sgt:
+    return P::slt;
+  case P::sge:
+    return P::sle;
+  case P::ult:
+    return P::ugt;
+  case P::ule:
+    return P::uge;
+  case P::ugt:
+    return P::ult;
+  case P::uge:
+    return P::ule;
+  default:
+    return pred;
+  }
+}
+
+std::optional<Polynomial> Counter::takenInLoop(scf::IfOp branch,
+                                               scf::ForOp loop) {
+  auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
+  std::optional<Polynomial> lb = of(loop.getLowerBound());
+  std::optional<Polynomial> ub = of(loop.getUpperBound());
+  std::optional<Polynomial> step = of(loop.getStep());
+  if (!cmp || !lb || !ub || !step || step->getConstant() != 1)
+    return std::nullopt;
+  auto lhs = ofInLoop(cmp.getLhs(), loop), rhs = ofInLoop(cmp.getRhs(), loop);
+  if (!lhs || !rhs || lhs->first + rhs->first != 1)
+    return std::nullopt;
+  // As iv <pred> bound.
+  using P = arith::CmpIPredicate;
+  P pred = lhs->first ? cmp.getPredicate() : swapOperands(cmp.getPredicate());
+  std::optional<Polynomial> bound = lhs->first
+                                        ? add(rhs->second, lhs->second, -1)
+                                        : add(lhs->second, rhs->second, -1);
+  if (!bound)
+    return std::nullopt;
+  auto offsetFrom = [&](const Polynomial &base) -> std::optional<int64_t> {
+    std::optional<Polynomial> d = add(*bound, base, -1);
+    return d ? d->getConstant() : std::nullopt;
+  };
+  std::optional<int64_t> fromFirst = offsetFrom(*lb),
+                         fromLast = offsetFrom(*ub);
+  // An unsigned comparison orders the iterations as a signed one only
+  // when none is negative.
+  std::optional<int64_t> first = lb->getConstant();
+  bool isUnsigned =
+      pred == P::ult || pred == P::ule || pred == P::ugt || pred == P::uge;
+  if (isUnsigned && (!first || *first < 0))
+    return std::nullopt;
+  // Which single iteration the condition leaves out (`one` false) or
+  // picks (`one` true): the first or the last.
+  std::optional<bool> one;
+  switch (pred) {
+  case P::ne:
+    if (fromFirst == 0 || fromLast == -1)
+      one = false;
+    break;
+  case P::eq:
+    if (fromFirst == 0 || fromLast == -1)
+      one = true;
+    break;
+  case P::sgt:
+  case P::ugt:
+    if (fromFirst == 0)
+      one = false;
+    break;
+  case P::sge:
+  case P::uge:
+    if (fromFirst == 1)
+      one = false;
+    break;
+  case P::slt:
+  case P::ult:
+    if (fromLast == -1)
+      one = false;
+    break;
+  case P::sle:
+  case P::ule:
+    if (fromLast == -2)
+      one = false;
+    break;
+  }
+  std::optional<Polynomial> trips = tripCount(loop);
+  if (!one || !trips)
+    return std::nullopt;
+  Polynomial any = greaterThan(*ub, *lb);
+  return *one ? std::optional(any) : add(*trips, any, -1);
+}
+
 std::optional<Counter::Guard> Counter::getGuard(scf::IfOp branch) {
   auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
   std::optional<Polynomial> condition = of(branch.getCondition());
@@ -395,9 +540,21 @@ std::optional<Polynomial> Counter::runs(Operation *op) {
   for (Operation *child = op, *parent = op->getParentOp(); parent != ws;
        child = parent, parent = parent->getParentOp()) {
     std::optional<Polynomial> factor;
-    if (auto loop = dyn_cast<scf::ForOp>(parent)) {
+    auto branch = dyn_cast<scf::IfOp>(parent);
+    auto loop = branch ? dyn_cast<scf::ForOp>(branch->getParentOp()) : nullptr;
+    std::optional<Polynomial> inLoop =
+        loop ? takenInLoop(branch, loop) : std::nullopt;
+    if (inLoop) {
+      // The branch and its loop together: the iterations that take it.
+      bool inThen = child->getParentRegion() == &branch.getThenRegion();
+      std::optional<Polynomial> trips = tripCount(loop);
+      factor = inThen  ? inLoop
+               : trips ? add(*trips, *inLoop, -1)
+                       : std::nullopt;
+      parent = loop;
+    } else if (auto loop = dyn_cast<scf::ForOp>(parent)) {
       factor = tripCount(loop);
-    } else if (auto branch = dyn_cast<scf::IfOp>(parent)) {
+    } else if (branch) {
       std::optional<Polynomial> condition = of(branch.getCondition());
       if (!condition)
         return std::nullopt;
@@ -424,6 +581,24 @@ std::optional<Polynomial> Counter::runs(Operation *op) {
 }
 
 } // namespace
+
+/// `committed` against `waited`: Equal when they are the same polynomial,
+/// Differ when their difference has one sign in every term.
+static CountComparison::Result
+compareCounts(Counter &counter, const std::optional<Polynomial> &a,
+              const std::optional<Polynomial> &b) {
+  std::optional<Polynomial> difference =
+      a && b ? add(*a, *b, -1) : std::nullopt;
+  if (difference && difference->terms.empty())
+    return CountComparison::Result::Equal;
+  if (difference && counter.hasOnlyNonNegativeUnknowns(*difference) &&
+      (llvm::all_of(difference->terms,
+                    [](auto &term) { return term.second > 0; }) ||
+       llvm::all_of(difference->terms,
+                    [](auto &term) { return term.second < 0; })))
+    return CountComparison::Result::Differ;
+  return CountComparison::Result::Unknown;
+}
 
 SmallVector<CountComparison>
 tle::compareIterationCounts(WarpSpecializeOp ws, const PipeUsage &usage) {
@@ -452,19 +627,34 @@ tle::compareIterationCounts(WarpSpecializeOp ws, const PipeUsage &usage) {
   for (auto reader : pipe.getReaders().getAsRange<ReaderAttr>()) {
     StringRef name = reader.getName().getValue();
     const std::optional<Polynomial> &count = waited[name];
-    CountComparison comparison{name, CountComparison::Result::Unknown,
-                               print(committed), print(count)};
-    std::optional<Polynomial> difference =
-        committed && count ? add(*committed, *count, -1) : std::nullopt;
-    if (difference && difference->terms.empty())
-      comparison.result = CountComparison::Result::Equal;
-    else if (difference && counter.hasOnlyNonNegativeUnknowns(*difference) &&
-             (llvm::all_of(difference->terms,
-                           [](auto &term) { return term.second > 0; }) ||
-              llvm::all_of(difference->terms,
-                           [](auto &term) { return term.second < 0; })))
-      comparison.result = CountComparison::Result::Differ;
-    comparisons.push_back(comparison);
+    comparisons.push_back({name, compareCounts(counter, committed, count),
+                           print(committed), print(count)});
   }
   return comparisons;
+}
+
+CountComparison tle::compareTokenCounts(WarpSpecializeOp ws,
+                                        const TokenUsage &usage) {
+  Counter counter(ws);
+  std::optional<Polynomial> signaled = Polynomial::constant(0);
+  std::optional<Polynomial> awaited = Polynomial::constant(0);
+  ws->walk([&](Operation *op) {
+    std::optional<Polynomial> *total = nullptr;
+    if (auto signal = dyn_cast<SignalOp>(op);
+        signal && signal.getTokenOp() == usage.token)
+      total = &signaled;
+    if (auto await = dyn_cast<AwaitOp>(op);
+        await && await.getTokenOp() == usage.token)
+      total = &awaited;
+    if (!total)
+      return;
+    std::optional<Polynomial> runs = counter.runs(op);
+    *total = *total && runs ? add(**total, *runs) : std::nullopt;
+  });
+  auto print = [&](const std::optional<Polynomial> &p) {
+    return p ? std::optional(counter.print(*p)) : std::nullopt;
+  };
+  TokenOp token = usage.token;
+  return {token.getName(), compareCounts(counter, signaled, awaited),
+          print(signaled), print(awaited)};
 }

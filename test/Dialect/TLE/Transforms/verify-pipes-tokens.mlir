@@ -2,6 +2,8 @@
 // every signal but the first ordered after the await of the previous one,
 // since a named barrier holds one signal.
 // RUN: timeout 60 tle-opt %s --tle-verify-pipes -split-input-file -verify-diagnostics | FileCheck %s
+// RUN: not tle-opt %s --tle-verify-pipes=strict=true -split-input-file -o /dev/null 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=STRICT
 
 // Ping-pong: wg0 takes the first turn; each side hands the turn over after
 // its work and waits for it back before the next. wg0's second signal is
@@ -251,6 +253,72 @@ func.func @divergent_signal() {
   }
   partition "wg1" warps(4) {
     tle.await %t
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Signals and awaits are counted as polynomials too: an await for one
+// input the simulation does not try (n = 1000) would hang there. The
+// counts differ by [n == 1000], which is never negative: an error.
+func.func @extra_await_for_one_input(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1000 = arith.constant 1000 : index
+  // expected-error @+1 {{partition 'wg0' signals token 't' trips(argument 0 of @extra_await_for_one_input) times but partition 'wg1' awaits it trips(argument 0 of @extra_await_for_one_input) + [cmpi.eq(argument 0 of @extra_await_for_one_input, 1000)] times}}
+  %t = tle.token "t" from "wg0" to "wg1"
+  %a = tle.token "ack" from "wg1" to "wg0"
+  tle.warp_specialize
+  default "wg0" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      tle.signal %t
+      tle.await %a
+    }
+    tle.warp_yield
+  }
+  partition "wg1" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      tle.await %t
+      tle.signal %a
+    }
+    %late = arith.cmpi eq, %n, %c1000 : index
+    scf.if %late {
+      tle.await %t
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// The same number of turns, counted by arithmetic the check does not
+// follow (a minimum on one side): the simulation finds no mismatch, the
+// proof is missing, and the check says so.
+func.func @counts_not_comparable(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = arith.minsi %n, %n : index
+  // STRICT: error: the protocol check cannot prove that token 't' is awaited as many times as it is signaled
+  // expected-warning @+1 {{the protocol check cannot prove that token 't' is awaited as many times as it is signaled: it is signaled trips(argument 0 of @counts_not_comparable) times and awaited trips(minsi(argument 0 of @counts_not_comparable, argument 0 of @counts_not_comparable)) times}}
+  %t = tle.token "t" from "wg0" to "wg1"
+  // expected-warning @+1 {{the protocol check cannot prove that token 'ack' is awaited as many times as it is signaled}}
+  %a = tle.token "ack" from "wg1" to "wg0"
+  tle.warp_specialize
+  default "wg0" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      tle.signal %t
+      tle.await %a
+    }
+    tle.warp_yield
+  }
+  partition "wg1" warps(4) {
+    scf.for %i = %c0 to %m step %c1 {
+      tle.await %t
+      tle.signal %a
+    }
     tle.warp_return
   }
   return

@@ -104,6 +104,44 @@ func.func @halves(%n: index) {
 
 // -----
 
+// Branches on the loop variable that leave out or pick one end of the
+// loop are counted: the reader waits for tile 0 under n > 0 and for tile
+// i + 1 under i + 1 < n, [n > 0] + trips(n) - [n > 0] = trips(n)
+// iterations, the writer's count. No warning.
+func.func @lookahead_under_branch(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %pos = arith.cmpi sgt, %n, %c0 : index
+    scf.if %pos {
+      %v = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%c0 : index] reader "r"
+    }
+    scf.for %i = %c0 to %n step %c1 {
+      %next = arith.addi %i, %c1 : index
+      %more = arith.cmpi ult, %next, %n : index
+      scf.if %more {
+        %v = tle.wait %p[%next : index] reader "r" -> memref<64xf32, 3>
+        tle.release %p[%next : index] reader "r"
+      }
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // A loop that no input makes run capacity + 1 = 5 times.
 func.func @too_short(%n: index) {
   %c0 = arith.constant 0 : index

@@ -13,13 +13,15 @@
 // runs trips(x) - d times, and [x > 0] x trips(x) is trips(x): so a
 // reader that peels the first and last iteration off its loop (a carried
 // window, `0 to n - 1` under `n > 0`) counts as the writer's `0 to n`;
-// conditions are 0 or 1, so [c] x [c] = [c]. Values are followed
-// through addi, subi, muli and casts; any other arithmetic (divisions,
-// minima, comparisons) is an unknown of its own, equal to another exactly
-// when it applies the same op to the same operands. A count under an
-// scf.while, or a loop bound or branch condition computed from a loop
-// variable, a loop-carried value or a load inside a partition, is not a
-// polynomial.
+// conditions are 0 or 1, so [c] x [c] = [c]. A branch directly in a
+// step-1 loop on its variable that leaves out or picks the first or the
+// last iteration is taken trips - [ub > lb] or [ub > lb] times. Values
+// are followed through addi, subi, muli and casts; any other arithmetic
+// (divisions, minima, comparisons) is an unknown of its own, equal to
+// another exactly when it applies the same op to the same operands. A
+// count under an scf.while, or a loop bound or any other branch condition
+// computed from a loop variable, a loop-carried value or a load inside a
+// partition, is not a polynomial.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +29,7 @@
 #define TLE_DIALECT_TLE_ANALYSIS_ITERATIONCOUNTS_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 
 namespace mlir::tle {
 
@@ -51,6 +54,14 @@ struct CountComparison {
 /// One comparison per reader of `usage.pipe`; none for one_shot pipes.
 SmallVector<CountComparison> compareIterationCounts(WarpSpecializeOp ws,
                                                     const PipeUsage &usage);
+
+/// How often `usage.token` is signaled (`committed`) against how often it
+/// is awaited (`waited`); `reader` is the token's name. A
+/// named barrier holds no count of its own, so the two must be equal for
+/// every input: an await without its signal hangs, a signal left over
+/// corrupts the barrier's next use.
+CountComparison compareTokenCounts(WarpSpecializeOp ws,
+                                   const TokenUsage &usage);
 
 } // namespace mlir::tle
 

@@ -161,7 +161,7 @@ Operation *Solver::argumentSource(BlockArgument arg) const {
 }
 
 UniformityAnalysis::UniformityAnalysis(Operation *kernel) {
-  Solver solver{varying, {}};
+  Solver solver{varying, DenseMap<BlockArgument, bool>()};
   auto update = [&](Value value, Operation *source) {
     return source && varying.try_emplace(value, source).second;
   };

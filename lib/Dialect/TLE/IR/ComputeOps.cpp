@@ -252,8 +252,9 @@ LogicalResult WgmmaOp::verify() {
 LogicalResult WgmmaWaitOp::verify() {
   if (getInputs().getTypes() != getResults().getTypes())
     return emitOpError("results must have the types of the inputs");
-  if (getPending() < 0 || getPending() > 7)
-    return emitOpError("pending must be in 0..7, got ") << getPending();
+  auto pending = static_cast<int64_t>(getPending());
+  if (pending < 0 || pending > 7)
+    return emitOpError("pending must be in 0..7, got ") << pending;
   for (Type type : getInputs().getTypes())
     if (failed(verifyDistributed(*this, type, "input")) ||
         failed(verifyHasBitWidth(*this, type, "input")))
@@ -337,8 +338,10 @@ LogicalResult IotaOp::verify() {
   RankedTensorType type = getResult().getType();
   if (failed(verifyDistributed(*this, type, "result")))
     return failure();
-  if (getDim() < 0 || getDim() >= type.getRank())
-    return emitOpError("dim ") << getDim() << " is not a dimension of " << type;
+  // The attribute is read back unsigned: -1 comes in as 2^64 - 1.
+  auto dim = static_cast<int64_t>(getDim());
+  if (dim < 0 || dim >= type.getRank())
+    return emitOpError("dim ") << dim << " is not a dimension of " << type;
   if (!type.getElementType().isSignlessInteger() &&
       !type.getElementType().isIndex())
     return emitOpError("holds coordinates: signless integers or index, got ")

@@ -306,8 +306,8 @@ int64_t tle_rt_kernel_shared_memory(const tle_rt_kernel *kernel) {
   return kernel ? kernel->info->dynamicSharedMemory : 0;
 }
 
-const char *tle_rt_kernel_grid(const tle_rt_kernel *kernel) {
-  return kernel ? kernel->info->grid.c_str() : "";
+int tle_rt_kernel_persistent(const tle_rt_kernel *kernel) {
+  return kernel && kernel->info->persistent ? 1 : 0;
 }
 
 //===----------------------------------------------------------------------===//

@@ -102,6 +102,13 @@ protected:
     return status;
   }
 
+  Status readBool(const char *key, bool &out) const {
+    Status status;
+    if (const Value *value = get(key, Value::Kind::Bool, false, status))
+      out = value->getBool();
+    return status;
+  }
+
   Status readStrings(const char *key, std::vector<std::string> &out) const {
     Status status;
     const Value *value = get(key, Value::Kind::Array, true, status);
@@ -238,7 +245,9 @@ public:
       return s;
     if (Status s = readArgs(kernel); !s)
       return s;
-    return readString(md::kGrid, false, kernel.grid);
+    if (Status s = readString(md::kGrid, false, kernel.grid); !s)
+      return s;
+    return readBool(md::kPersistent, kernel.persistent);
   }
 
 private:

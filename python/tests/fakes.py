@@ -70,8 +70,8 @@ class FakeLibrary:
     def tle_rt_kernel_shared_memory(self, handle):
         return 0
 
-    def tle_rt_kernel_grid(self, handle):
-        return b""
+    def tle_rt_kernel_persistent(self, handle):
+        return 0
 
     def tle_rt_kernel_num_args(self, handle):
         return -1

@@ -132,8 +132,8 @@ def test_strides_and_alignment():
 class _Recorder:
     """Stands in for a loaded kernel and its plan: records what it gets."""
 
-    def __init__(self, grid=""):
-        self.grid = grid
+    def __init__(self, persistent=False):
+        self.persistent = persistent
         device = type("Device", (), {"multiprocessors": 132})()
         self.module = type("Module", (), {"device": device})()
 
@@ -148,13 +148,13 @@ class _Recorder:
         return launch
 
 
-def _call(monkeypatch, shape, inputs, sink=None, length=None, grid=""):
+def _call(monkeypatch, shape, inputs, sink=None, length=None, persistent=False):
     monkeypatch.setattr(kernel, "_raw_stream", lambda index: 0x5EED)
     rows = shape.b * shape.s_q
     sink = torch.full((shape.heads,), -math.inf) if sink is None else sink
     length = torch.full((rows,), 2 ** 31 - 1, dtype=torch.int32) if length is None \
         else length
-    recorder = _Recorder(grid)
+    recorder = _Recorder(persistent)
     call = kernel._Call(recorder, shape, torch.device("cpu"),
                         (*inputs, 0.5, sink, length))
     return call, recorder
@@ -201,25 +201,22 @@ def test_batched_call_with_given_outputs(monkeypatch):
 
 
 def test_launch_grid():
-    """One CTA per token and head group, or, for a kernel whose grid rule
-    says persistent, one per multiprocessor and never more than items."""
-    assert kernel.launch_grid(Shape(True, 2, 100, 128, 32, 64), "(H / 64 * SQ, B)", 132) \
-        == (200, 2, 1)
-    assert kernel.launch_grid(Shape(True, 2, 100, 128, 32, 64), "persistent: items", 132) \
-        == (132, 1, 1)
-    assert kernel.launch_grid(Shape(True, 2, 10, 128, 32, 64), "persistent", 132) \
-        == (40, 1, 1)
-    assert kernel.launch_grid(Shape(False, 1, 1, 64, 32, 64), "persistent", 0) == (1, 1, 1)
+    """One CTA per token and head group, or, for a persistent kernel, one
+    per multiprocessor and never more than items."""
+    assert kernel.launch_grid(Shape(True, 2, 100, 128, 32, 64), False, 132) == (200, 2, 1)
+    assert kernel.launch_grid(Shape(True, 2, 100, 128, 32, 64), True, 132) == (132, 1, 1)
+    assert kernel.launch_grid(Shape(True, 2, 10, 128, 32, 64), True, 132) == (40, 1, 1)
+    assert kernel.launch_grid(Shape(False, 1, 1, 64, 32, 64), True, 0) == (1, 1, 1)
 
 
 def test_a_persistent_kernel_gets_one_cta_per_multiprocessor(monkeypatch):
     q, kv, idx = _inputs(h=128)
     _, recorder = _call(monkeypatch, Shape(False, 1, 8, 128, 32, 64), (q, kv, idx),
-                        grid="persistent: B * SQ * H / 64 work items")
+                        persistent=True)
     assert recorder.grid == (16, 1, 1)
     q, kv, idx = _inputs(s_q=200, h=128)
     _, recorder = _call(monkeypatch, Shape(False, 1, 200, 128, 32, 64), (q, kv, idx),
-                        grid="persistent")
+                        persistent=True)
     assert recorder.grid == (132, 1, 1)
 
 

@@ -123,7 +123,7 @@ _PROTOTYPES = {
     "tle_rt_kernel_arg": (c_int, [c_void_p, c_int, POINTER(_ArgInfo)]),
     "tle_rt_kernel_block": (None, [c_void_p, POINTER(c_int)]),
     "tle_rt_kernel_shared_memory": (c_int64, [c_void_p]),
-    "tle_rt_kernel_grid": (c_char_p, [c_void_p]),
+    "tle_rt_kernel_persistent": (c_int, [c_void_p]),
     "tle_rt_args_create": (c_int, [POINTER(c_void_p)]),
     "tle_rt_args_free": (None, [c_void_p]),
     "tle_rt_args_add_memref": (c_int, [c_void_p, c_uint64, c_char_p, c_int, _SIZES, _SIZES,
@@ -464,8 +464,8 @@ class Kernel:
         self._lib.tle_rt_kernel_block(handle, block)
         self.block = tuple(block)
         self.shared_memory = self._lib.tle_rt_kernel_shared_memory(handle)
-        # The grid rule of the kernel's source (its tle.grid), "" if none.
-        self.grid = (self._lib.tle_rt_kernel_grid(handle) or b"").decode()
+        # Loops over the work items of its CTA's linear id (tle.persistent).
+        self.persistent = bool(self._lib.tle_rt_kernel_persistent(handle))
         # The arguments (Arg), () if the metadata has none.
         self.signature = tuple(self._read_arg(i) for i in
                                range(max(self._lib.tle_rt_kernel_num_args(handle), 0)))

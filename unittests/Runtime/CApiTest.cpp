@@ -122,7 +122,7 @@ const char *describedMetadata = R"({"kernels": [{"name": "k",
     {"kind": "memref", "type": "memref<?xf32>", "element_type": "f32",
      "sizes": [-1], "layout": "identity"},
     {"kind": "f32", "type": "f32"}],
-  "grid": "persistent: n items"}]})";
+  "persistent": true}]})";
 
 TEST(CApi, KernelArgumentsFromMetadata) {
   tle_rt_metadata *metadata =
@@ -131,8 +131,8 @@ TEST(CApi, KernelArgumentsFromMetadata) {
   tle_rt_kernel *kernel = nullptr;
   ASSERT_EQ(tle_rt_metadata_get_kernel(metadata, nullptr, &kernel), TLE_RT_OK);
   EXPECT_EQ(std::string(tle_rt_kernel_name(kernel)), "k");
-  EXPECT_EQ(std::string(tle_rt_kernel_grid(kernel)), "persistent: n items");
-  EXPECT_EQ(std::string(tle_rt_kernel_grid(nullptr)), "");
+  EXPECT_EQ(tle_rt_kernel_persistent(kernel), 1);
+  EXPECT_EQ(tle_rt_kernel_persistent(nullptr), 0);
   ASSERT_EQ(tle_rt_kernel_num_args(kernel), 4);
 
   tle_rt_arg_info info;

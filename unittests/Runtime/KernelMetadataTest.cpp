@@ -95,6 +95,14 @@ TEST(KernelMetadata, OptionalKeys) {
   EXPECT_EQ(kernels[0].block[1], 1);
   EXPECT_TRUE(kernels[0].args.empty());
   EXPECT_EQ(kernels[0].grid, "n / 128");
+  EXPECT_FALSE(kernels[0].persistent);
+
+  kernels.clear();
+  ASSERT_TRUE(parseKernelMetadata(
+      R"({"kernels": [{"name": "k", "block": [128], "params": [],
+          "dynamic_shared_memory": 0, "persistent": true}]})",
+      kernels));
+  EXPECT_TRUE(kernels[0].persistent);
 }
 
 TEST(KernelMetadata, Errors) {
@@ -154,6 +162,9 @@ TEST(KernelMetadata, BadValues) {
                                  "dynamic_shared_memory": 0)"))
                 .find("only strings"),
             std::string::npos);
+  EXPECT_EQ(parseError(kernel(valid + R"("block": [1], "persistent": 1)")),
+            "kernel metadata: kernels[0] ('k'): 'persistent' must be a "
+            "boolean, not a number");
 }
 
 TEST(KernelMetadata, ImagesAndPaths) {

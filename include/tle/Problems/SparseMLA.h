@@ -41,8 +41,8 @@
 //   topk_length memref<?xi32>            [b * sq]
 //
 // Grid (sq * h / 64, b): one CTA per work item, a query token and a group
-// of 64 heads, a token's head groups adjacent in x; or, for a kernel whose
-// grid rule says "persistent", one CTA per multiprocessor, each taking the
+// of 64 heads, a token's head groups adjacent in x; or, for a persistent
+// kernel (tle.persistent), one CTA per multiprocessor, each taking the
 // items of its linear id (getSparseMLAGrid).
 //
 // Plain C++17 without LLVM: tle-run links this on GPU machines that have the
@@ -110,18 +110,12 @@ int64_t getSparseMLAQueryPosition(const SparseMLAConfig &config, int64_t s);
 /// 2 * b * sq * h * topk * (dqk + dv): invalid slots count, softmax does not.
 int64_t getSparseMLAFlops(const SparseMLAConfig &config);
 
-/// The grid rule (tle.grid) of a kernel that takes its work items, one per
-/// query token and 64 heads, in a loop over its CTA's linear id: such a
-/// kernel is correct under any grid and runs best with one CTA per
-/// multiprocessor.
-inline constexpr char kSparseMLAPersistentGrid[] = "persistent";
-
-/// The launch grid of a SparseMLA kernel whose grid rule is `rule`:
-/// min(b * sq * h / 64, multiprocessors) CTAs in x when the rule starts
-/// with kSparseMLAPersistentGrid, else one CTA per item, (sq * h / 64, b).
+/// The launch grid of a SparseMLA kernel: one CTA per work item (a query
+/// token and 64 heads), (sq * h / 64, b); for a `persistent` kernel, which
+/// takes the items of its CTA's linear id in a loop (metadata
+/// "persistent"), min(b * sq * h / 64, multiprocessors) CTAs in x.
 std::array<unsigned, 3> getSparseMLAGrid(const SparseMLAConfig &config,
-                                         const std::string &rule,
-                                         int multiprocessors);
+                                         bool persistent, int multiprocessors);
 
 /// The inputs of one launch, on the host, in the kernel's layouts.
 struct SparseMLAInputs {

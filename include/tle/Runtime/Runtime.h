@@ -93,6 +93,9 @@ struct KernelInfo {
   /// The source arguments; empty when the metadata has none.
   std::vector<KernelArgInfo> args;
   std::string grid;
+  /// The kernel loops over the work items of its CTA's linear id
+  /// (tle.persistent): at most one CTA per multiprocessor.
+  bool persistent = false;
 };
 
 /// Parses the metadata JSON; `kernels` gets one entry per kernel.

@@ -104,9 +104,10 @@ TLE_RT_API const char *tle_rt_kernel_name(const tle_rt_kernel *kernel);
 TLE_RT_API int tle_rt_kernel_num_args(const tle_rt_kernel *kernel);
 TLE_RT_API void tle_rt_kernel_block(const tle_rt_kernel *kernel, int block[3]);
 TLE_RT_API int64_t tle_rt_kernel_shared_memory(const tle_rt_kernel *kernel);
-/** The kernel's grid rule as its metadata states it (the tle.grid text of
-    its source), "" when there is none. */
-TLE_RT_API const char *tle_rt_kernel_grid(const tle_rt_kernel *kernel);
+/** 1 when the kernel loops over the work items of its CTA's linear id
+    (tle.persistent in its source; launch at most one CTA per
+    multiprocessor), else 0. */
+TLE_RT_API int tle_rt_kernel_persistent(const tle_rt_kernel *kernel);
 
 /* A kernel's arguments, as its metadata describes them. */
 enum {

@@ -37,6 +37,10 @@ inline constexpr char kDynamicSharedMemory[] = "dynamic_shared_memory";
 inline constexpr char kParams[] = "params";
 inline constexpr char kArgs[] = "args";
 inline constexpr char kGrid[] = "grid";
+/// true for a kernel with tle.persistent (absent otherwise): it loops over
+/// the work items of its CTA's linear id, and a launcher gives it at most
+/// one CTA per multiprocessor.
+inline constexpr char kPersistent[] = "persistent";
 
 /// The values of "params": every pointer is one 64-bit "ptr" whatever its
 /// address space, a CUtensorMap passed by value is a "tensor_map"; other

@@ -95,10 +95,10 @@ int64_t tle::problems::getSparseMLAFlops(const SparseMLAConfig &config) {
 }
 
 std::array<unsigned, 3>
-tle::problems::getSparseMLAGrid(const SparseMLAConfig &config,
-                                const std::string &rule, int multiprocessors) {
+tle::problems::getSparseMLAGrid(const SparseMLAConfig &config, bool persistent,
+                                int multiprocessors) {
   int64_t headGroups = config.h / 64;
-  if (rule.rfind(kSparseMLAPersistentGrid, 0) == 0) {
+  if (persistent) {
     int64_t items = config.b * config.sq * headGroups;
     int64_t ctas = std::max<int64_t>(
         1, std::min<int64_t>(items, std::max(multiprocessors, 1)));

@@ -350,7 +350,7 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
   args.clear();
   packArguments(kernel, args);
   std::array<unsigned, 3> dims =
-      getSparseMLAGrid(config, kernel.grid, device.multiprocessorCount());
+      getSparseMLAGrid(config, kernel.persistent, device.multiprocessorCount());
   std::copy(dims.begin(), dims.end(), grid);
   return args.check(kernel);
 }

@@ -207,7 +207,8 @@ static FailureOr<json::Array> getArgs(LLVM::LLVMFuncOp func, Attribute attr) {
   return args;
 }
 
-/// Copies the optional kernel signature and grid attributes into `kernel`.
+/// Copies the optional kernel signature, grid and persistent attributes
+/// into `kernel`.
 static LogicalResult addSourceFacts(LLVM::LLVMFuncOp func,
                                     json::Object &kernel) {
   if (Attribute attr = func->getAttr(TLEDialect::kKernelSignatureAttrName)) {
@@ -223,6 +224,8 @@ static LogicalResult addSourceFacts(LLVM::LLVMFuncOp func,
                                       << "' must be a string, got " << attr;
     kernel[md::kGrid] = grid.getValue().str();
   }
+  if (func->hasAttr(TLEDialect::kPersistentAttrName))
+    kernel[md::kPersistent] = true;
   return success();
 }
 

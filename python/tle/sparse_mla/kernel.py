@@ -82,17 +82,13 @@ class Shape:
         return lead + (D_V,), lead
 
 
-# The grid rule (tle.grid) of a kernel that loops over the work items of
-# its CTA's linear id, lib/Problems' kSparseMLAPersistentGrid.
-PERSISTENT_GRID = "persistent"
-
-
-def launch_grid(shape, rule, multiprocessors):
+def launch_grid(shape, persistent, multiprocessors):
     """The grid of a call: one CTA per work item (a query token and 64
-    heads), (s_q * heads / 64, b), or, for a kernel whose grid rule starts
-    with PERSISTENT_GRID, min(items, multiprocessors) CTAs."""
+    heads), (s_q * heads / 64, b), or, for a persistent kernel (it loops
+    over the items of its CTA's linear id), min(items, multiprocessors)
+    CTAs; lib/Problems' getSparseMLAGrid for tle-run."""
     groups = shape.heads // BLOCK_H
-    if rule.startswith(PERSISTENT_GRID):
+    if persistent:
         items = shape.b * shape.s_q * groups
         return (max(1, min(items, max(multiprocessors, 1))), 1, 1)
     return (shape.s_q * groups, shape.b, 1)
@@ -238,9 +234,9 @@ class _Call:
         if shape.b and shape.s_q:
             outputs = [_batched(t, shape.batched) for t in self.empty_outputs()]
             views = [_batched(t, shape.batched) for t in (q, kv, indices)]
-            persistent = kernel.grid.startswith(PERSISTENT_GRID)
-            grid = launch_grid(shape, kernel.grid, kernel.module.device.multiprocessors
-                               if persistent else 0)
+            grid = launch_grid(shape, kernel.persistent,
+                               kernel.module.device.multiprocessors
+                               if kernel.persistent else 0)
             self.plan = kernel.plan(grid, views + outputs + [sm_scale, sink,
                                                              length.reshape(-1)])
             self.launch = self.plan.launcher()

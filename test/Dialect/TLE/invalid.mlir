@@ -1569,3 +1569,36 @@ func.func @reader_name_with_hash() {
   %p = tle.pipe "p" capacity 2 fields(v = %buf : memref<2x128xf32, 3>) readers("mma#")
   return
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes of kernel functions
+//===----------------------------------------------------------------------===//
+
+// expected-error @+1 {{TLE attribute 'tle.persistent' has a wrong value}}
+func.func @persistent_with_a_value() attributes {tle.persistent = 1 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{TLE attribute 'tle.grid' has a wrong value}}
+func.func @grid_not_a_string() attributes {tle.grid = 3 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown TLE attribute 'tle.persistant'}}
+func.func @misspelled() attributes {tle.persistant} {
+  return
+}
+
+// -----
+
+func.func @persistent_on_an_op(%a: index) {
+  // expected-error @+1 {{TLE attribute 'tle.persistent' belongs on a kernel function}}
+  %b = arith.addi %a, %a {tle.persistent} : index
+  return
+}

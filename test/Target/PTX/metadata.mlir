@@ -32,7 +32,8 @@
 // CHECK-NEXT:      "dynamic_shared_memory": 197632,
 // CHECK-NEXT:      "grid": "",
 // CHECK-NEXT:      "name": "second",
-// CHECK-NEXT:      "params": []
+// CHECK-NEXT:      "params": [],
+// CHECK-NEXT:      "persistent": true
 // CHECK-NEXT:    },
 // CHECK-NEXT:    {
 // CHECK:           "name": "maps",
@@ -62,7 +63,7 @@ module {
 
   llvm.func @second() attributes {nvvm.kernel,
       nvvm.maxntid = array<i32: 32, 4>, tle.shared_memory_size = 197632 : i64,
-      tle.kernel_signature = [], tle.grid = ""} {
+      tle.kernel_signature = [], tle.grid = "", tle.persistent} {
     llvm.return
   }
 

@@ -299,17 +299,15 @@ TEST(SparseMLAGrid, OneCTAPerItemOrOnePerMultiprocessor) {
   config.sq = 100;
   config.h = 128;
   // One CTA per token and head group, a token's groups adjacent in x.
-  EXPECT_EQ(getSparseMLAGrid(config, "(H / 64 * SQ, B): ...", 132),
-            (std::array<unsigned, 3>{200, 2, 1}));
-  EXPECT_EQ(getSparseMLAGrid(config, "", 132),
+  EXPECT_EQ(getSparseMLAGrid(config, /*persistent=*/false, 132),
             (std::array<unsigned, 3>{200, 2, 1}));
   // A persistent kernel: one CTA per multiprocessor, never more CTAs than
   // items, at least one.
-  EXPECT_EQ(getSparseMLAGrid(config, "persistent: B * SQ * H / 64 items", 132),
+  EXPECT_EQ(getSparseMLAGrid(config, /*persistent=*/true, 132),
             (std::array<unsigned, 3>{132, 1, 1}));
   config.sq = 10;
-  EXPECT_EQ(getSparseMLAGrid(config, "persistent", 132),
+  EXPECT_EQ(getSparseMLAGrid(config, /*persistent=*/true, 132),
             (std::array<unsigned, 3>{40, 1, 1}));
-  EXPECT_EQ(getSparseMLAGrid(config, "persistent", 0),
+  EXPECT_EQ(getSparseMLAGrid(config, /*persistent=*/true, 0),
             (std::array<unsigned, 3>{1, 1, 1}));
 }

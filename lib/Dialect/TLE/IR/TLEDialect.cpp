@@ -96,6 +96,8 @@ static LogicalResult verifyKernelAttribute(Operation *op, NamedAttribute attr) {
     valid = array && llvm::all_of(array, llvm::IsaPred<StringAttr>);
   } else if (name == TLEDialect::kGridAttrName) {
     valid = isa<StringAttr>(value);
+  } else if (name == TLEDialect::kPersistentAttrName) {
+    valid = isa<UnitAttr>(value);
   } else {
     return op->emitError("unknown TLE attribute '") << name << "'";
   }

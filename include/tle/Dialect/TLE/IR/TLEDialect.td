@@ -57,6 +57,11 @@ def TLE_Dialect : Dialect {
     /// On a kernel function: how its grid follows from the problem, for the
     /// kernel's metadata (free text written by the author).
     static constexpr ::llvm::StringLiteral kGridAttrName = "tle.grid";
+    /// On a kernel function (a unit attribute): the kernel takes its work
+    /// items in a loop over its CTA's linear id, is correct under any
+    /// grid, and wants at most one CTA per multiprocessor.
+    static constexpr ::llvm::StringLiteral kPersistentAttrName =
+        "tle.persistent";
   }];
 }
 

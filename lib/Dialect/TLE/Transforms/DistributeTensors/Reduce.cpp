@@ -208,6 +208,7 @@ struct ScaleOpLowering : OpConversionPattern<ScaleOp> {
     SmallVector<int64_t> used(mask);
     llvm::sort(used);
     used.erase(llvm::unique(used), used.end());
+    assert(!used.empty() && "a TLE layout gives every thread an element");
     SmallVector<Value> factors =
         extractElements(rewriter, loc, adaptor.getFactors());
     Type elementType = op.getFactors().getType().getElementType();

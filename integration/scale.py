@@ -38,7 +38,7 @@ def make_x(rng):
     special = [0.0, -0.0, math.inf, -math.inf, 1e-40, -3e-42, 1.1754942e-38]
     x = [f32(rng.uniform(-4, 4)) for _ in range(ROWS * COLS)]
     for i in range(0, ROWS * COLS, 37):
-        x[i] = special[(i // 37) % len(special)]
+        x[i] = f32(special[(i // 37) % len(special)])
     return x
 
 

@@ -29,6 +29,12 @@
 //     `score`, rescales its accumulator by alpha and adds P . kv_r with P
 //     read by the tensor cores straight from shared memory.
 //
+// The rescales are tle.scale: the reference maximum of a row moves only
+// when a tile's maximum exceeds it by more than 8 (base 2), so alpha is
+// exactly 1 for nearly every warp after the first tile and the warp skips
+// its 128 multiplies (docs/Compute.md); the true maximum is kept for
+// max_logits.
+//
 // The left warp group also owns the statistics: at the end it writes lse
 // and max_logits and hands the right one its rows' final scale (1 / l
 // times the attn_sink factor) through the one-shot pipe `final`.
@@ -209,6 +215,7 @@ func.func @sparse_mla_pipe(
     %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
     %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
+    %jump_min = arith.constant dense<8.0> : tensor<64xf32, #row>
     %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
     %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
     %q_l, %q_r, %q_t = tle.wait %qp reader "left"
@@ -218,8 +225,8 @@ func.func @sparse_mla_pipe(
     // tensor cores; tile i + 1 is waited for after the softmax of tile i,
     // so the gather keeps a softmax of slack.
     %nonempty = arith.cmpi sgt, %tiles, %c0 : index
-    %m, %l, %acc = scf.if %nonempty
-        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+    %m, %x, %l, %acc = scf.if %nonempty
+        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
       %k0_l, %k0_r, %k0_t, %k0_b = tle.wait %kvp[%c0 : index] reader "left"
           -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>,
              memref<64xf32, #smem>
@@ -231,11 +238,11 @@ func.func @sparse_mla_pipe(
       %s0 = tle.wgmma %q_r, %k0_r, %s0_tl transpose_b
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
       %last = arith.subi %tiles, %c1 : index
-      %m_run, %l_run, %acc_run, %s_last, %k_last, %bias_last =
+      %m_run, %x_run, %l_run, %acc_run, %s_last, %k_last, %bias_last =
           scf.for %i = %c0 to %last step %c1
-          iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init,
+          iter_args(%m_old = %m_init, %x_old = %m_init, %l_old = %l_init, %acc_old = %o_init,
                     %s_cur = %s0, %k_l = %k0_l, %bias = %bias_first)
-          -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
+          -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
               tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xf32, #col>) {
         %qk = tle.wgmma_wait %s_cur pending(0) : tensor<64x64xf32, #acc>
         // Columns with an invalid index score -inf (the gather's bias).
@@ -243,10 +250,16 @@ func.func @sparse_mla_pipe(
             : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
         %logits = math.fma %qk, %scale, %bias_s : tensor<64x64xf32, #acc>
 
-        // Online softmax in base 2.
+        // Online softmax in base 2. The reference maximum moves only when
+        // the tile's exceeds it by more than 8, so P <= 2^8 and alpha is
+        // mostly 1: tle.scale skips those warps' rescales. The true
+        // maximum (x) is kept for max_logits.
         %tile_max = tle.reduce max %logits dim 1
             : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-        %m_new = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
+        %grown = arith.subf %tile_max, %m_old : tensor<64xf32, #row>
+        %jump = arith.cmpf ogt, %grown, %jump_min : tensor<64xf32, #row>
+        %m_new = arith.select %jump, %tile_max, %m_old : tensor<64xi1, #row>, tensor<64xf32, #row>
+        %x_new = arith.maximumf %x_old, %tile_max : tensor<64xf32, #row>
         %m_diff = arith.subf %m_old, %m_new : tensor<64xf32, #row>
         %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
         %m_wide = tle.broadcast %m_new dim 1
@@ -268,9 +281,8 @@ func.func @sparse_mla_pipe(
 
         // acc = acc * alpha + P . kv_l, P from registers (its accumulator
         // layout is the A operand's: nothing moves).
-        %alpha_wide = tle.broadcast %alpha dim 1
-            : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-        %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+        %acc_scaled = tle.scale %acc_old by %alpha dim 1
+            : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
         %pa = tle.convert_layout %p16
             : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
         %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
@@ -288,8 +300,8 @@ func.func @sparse_mla_pipe(
         %bias_next = tle.local_load %n_b : memref<64xf32, #smem> -> tensor<64xf32, #col>
         %acc_new = tle.wgmma_wait %o_issued pending(3) : tensor<64x256xf32, #acc>
         tle.release %kvp[%i : index] reader "left"
-        scf.yield %m_new, %l_new, %acc_new, %s_next, %n_l, %bias_next
-            : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
+        scf.yield %m_new, %x_new, %l_new, %acc_new, %s_next, %n_l, %bias_next
+            : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
               tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xf32, #col>
       }
       %qk_last = tle.wgmma_wait %s_last pending(0) : tensor<64x64xf32, #acc>
@@ -301,7 +313,10 @@ func.func @sparse_mla_pipe(
       // Online softmax in base 2.
       %tile_max_e = tle.reduce max %logits_e dim 1
           : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-      %m_new_e = arith.maximumf %m_run, %tile_max_e : tensor<64xf32, #row>
+      %grown_e = arith.subf %tile_max_e, %m_run : tensor<64xf32, #row>
+      %jump_e = arith.cmpf ogt, %grown_e, %jump_min : tensor<64xf32, #row>
+      %m_new_e = arith.select %jump_e, %tile_max_e, %m_run : tensor<64xi1, #row>, tensor<64xf32, #row>
+      %x_new_e = arith.maximumf %x_run, %tile_max_e : tensor<64xf32, #row>
       %m_diff_e = arith.subf %m_run, %m_new_e : tensor<64xf32, #row>
       %alpha_e = math.exp2 %m_diff_e fastmath<afn> : tensor<64xf32, #row>
       %m_wide_e = tle.broadcast %m_new_e dim 1
@@ -323,20 +338,19 @@ func.func @sparse_mla_pipe(
 
       // acc = acc * alpha + P . kv_l, P from registers (its accumulator
       // layout is the A operand's: nothing moves).
-      %alpha_wide_e = tle.broadcast %alpha_e dim 1
-          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-      %acc_scaled_e = arith.mulf %acc_run, %alpha_wide_e : tensor<64x256xf32, #acc>
+      %acc_scaled_e = tle.scale %acc_run by %alpha_e dim 1
+          : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
       %pa_e = tle.convert_layout %p16_e
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
       %o_issued_e = tle.wgmma %pa_e, %k_last, %acc_scaled_e
           : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
       %acc_end = tle.wgmma_wait %o_issued_e pending(0) : tensor<64x256xf32, #acc>
       tle.release %kvp[%last : index] reader "left"
-      scf.yield %m_new_e, %l_new_e, %acc_end
-          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
+      scf.yield %m_new_e, %x_new_e, %l_new_e, %acc_end
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
     } else {
-      scf.yield %m_init, %l_init, %o_init
-          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
+      scf.yield %m_init, %m_init, %l_init, %o_init
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
     }
 
     // Epilogue. Rows without a valid index have l = 0.
@@ -349,12 +363,12 @@ func.func @sparse_mla_pipe(
     %inv = arith.divf %one_row, %l : tensor<64xf32, #row>
     %inv_l = arith.select %any, %inv, %zero_row : tensor<64xi1, #row>, tensor<64xf32, #row>
 
-    // lse = (m + log2 l) ln 2 and max_logits = m ln 2, natural units.
+    // lse = (m + log2 l) ln 2 and max_logits = x ln 2, natural units.
     %log2_l = math.log2 %l : tensor<64xf32, #row>
     %lse2 = arith.addf %m, %log2_l : tensor<64xf32, #row>
     %lse_n = arith.mulf %lse2, %ln2_row : tensor<64xf32, #row>
     %lse_v = arith.select %any, %lse_n, %inf_row : tensor<64xi1, #row>, tensor<64xf32, #row>
-    %max_n = arith.mulf %m, %ln2_row : tensor<64xf32, #row>
+    %max_n = arith.mulf %x, %ln2_row : tensor<64xf32, #row>
     %max_v = arith.select %any, %max_n, %ninf_row : tensor<64xi1, #row>, tensor<64xf32, #row>
 
     // attn_sink: out *= 1 / (1 + e^(sink - lse)), as in naive.mlir.
@@ -403,9 +417,8 @@ func.func @sparse_mla_pipe(
           -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       %k_r = tle.wait %kvp[%i : index] reader "right" -> memref<64x256xbf16, #sw>
       %alpha = tle.local_load %alpha_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
-      %alpha_wide = tle.broadcast %alpha dim 1
-          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-      %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+      %acc_scaled = tle.scale %acc_old by %alpha dim 1
+          : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
       // P . kv_r with P read by the tensor cores from the score slot.
       %o_issued = tle.wgmma %p_slot, %k_r, %acc_scaled
           : memref<64x64xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>

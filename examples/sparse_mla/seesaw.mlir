@@ -29,8 +29,16 @@
 //     S0 has retired; P1 through pipe p1), and multiplies the other's P
 //     with its V half (read by the tensor cores from shared memory).
 //
-// At the end wg1 hands its row sums to wg0 (one-shot pipe l1), which
-// writes lse and max_logits and hands wg1 its rows' final scale (pipe
+// The reference maximum of each row moves only when a tile's maximum
+// exceeds it by more than 8 (base 2), so every P is at most 2^8, and the
+// rescales (acc * alpha, wg0's acc * fix and P0 * fix) are tle.scale,
+// which a warp skips when none of its factors differs from 1: after the
+// first pair that is nearly every warp (docs/Compute.md). lse = m + log2 l
+// holds for any reference m; the true maximum is tracked beside it for
+// max_logits.
+//
+// At the end wg1 hands its row sums and maxima to wg0 (one-shot pipe l1),
+// which writes lse and max_logits and hands wg1 its rows' final scale (pipe
 // final). Arguments, semantics and grid are naive.mlir's; a tile past
 // a row's topk_length reads only invalid ids (its P is 0), so any topk that
 // is a multiple of 64 works.
@@ -68,6 +76,7 @@
 // CHECK-NEXT:  p1     1             p      64x64xbf16   8192
 // CHECK-NEXT:  final  1 (one_shot)  scale  64xf32       256
 // CHECK-NEXT:  l1     1 (one_shot)  l      64xf32       256
+// CHECK-NEXT:                       x      64xf32       256
 // CHECK-NEXT:barriers (one mbarrier per slot):
 // CHECK-NEXT:  barrier     slots  count  tx bytes  arrive                   fence  arrives   waits
 // CHECK-NEXT:  q.full      1      128    0         cp_async                 yes    gather    wg0, wg1
@@ -92,7 +101,7 @@
 // CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
 // CHECK-NEXT:  barrier    count  readers
 // CHECK-NEXT:  q.reclaim  256    wg0, wg1
-// CHECK-NEXT:shared memory: 230912 B of buffers + 160 B of barriers = 231072 B (before alignment)
+// CHECK-NEXT:shared memory: 231168 B of buffers + 160 B of barriers = 231328 B (before alignment)
 
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
 // asynchronous (no C7514 serialisation).
@@ -198,7 +207,7 @@ func.func @sparse_mla_seesaw(
       : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
 
   // Q (72 KiB), K0 and K1 (2 x 72 KiB), P1 (8 KiB), the biases and the
-  // exchanges: 225.5 KiB of the 227. P0 shares K0's rope tail.
+  // exchanges: 225.75 KiB of the 227. P0 shares K0's rope tail.
   %ql = tle.shared_alloc {name = "q_l"} : memref<1x64x256xbf16, #sw>
   %qr = tle.shared_alloc {name = "q_r"} : memref<1x64x256xbf16, #sw>
   %qt = tle.shared_alloc {name = "q_t"} : memref<1x64x64xbf16, #sw>
@@ -215,6 +224,7 @@ func.func @sparse_mla_seesaw(
   %b0b = tle.shared_alloc {name = "bias0"} : memref<1x64xf32, #smem>
   %b1b = tle.shared_alloc {name = "bias1"} : memref<1x64xf32, #smem>
   %l1b = tle.shared_alloc {name = "l1"} : memref<1x64xf32, #smem>
+  %x1b = tle.shared_alloc {name = "x1"} : memref<1x64xf32, #smem>
   %qp = tle.pipe "q" capacity 1 one_shot
       fields(q_l = %ql : memref<1x64x256xbf16, #sw>,
              q_r = %qr : memref<1x64x256xbf16, #sw>,
@@ -244,7 +254,8 @@ func.func @sparse_mla_seesaw(
   %fp = tle.pipe "final" capacity 1 one_shot
       fields(scale = %fb : memref<1x64xf32, #smem>) readers(wg1)
   %l1p = tle.pipe "l1" capacity 1 one_shot
-      fields(l = %l1b : memref<1x64xf32, #smem>) readers(wg0)
+      fields(l = %l1b : memref<1x64xf32, #smem>,
+             x = %x1b : memref<1x64xf32, #smem>) readers(wg0)
 
   %c127 = arith.constant 127 : index
   %c128 = arith.constant 128 : index
@@ -259,13 +270,14 @@ func.func @sparse_mla_seesaw(
     %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
     %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
+    %jump_min = arith.constant dense<8.0> : tensor<64xf32, #row>
     %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
     %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
     %q_l, %q_r, %q_t = tle.wait %qp reader "wg0"
         -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
-    %m, %l, %acc = scf.for %j = %c0 to %pairs step %c1
-        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
-        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+    %m, %x, %l, %acc = scf.for %j = %c0 to %pairs step %c1
+        iter_args(%m_old = %m_init, %x_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
+        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
       // S0 = Q K0^T: the left V half first, it arrives first.
       %v0l, %bias_slot = tle.wait %k0lp[%j : index] reader "wg0"
           -> memref<64x256xbf16, #sw>, memref<64xf32, #smem>
@@ -285,10 +297,14 @@ func.func @sparse_mla_seesaw(
           : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
       %logits = math.fma %qk, %scale, %bias_s : tensor<64x64xf32, #acc>
 
-      // wg0's maximum, to wg1.
+      // wg0's reference maximum (moved only by a jump of more than 8),
+      // to wg1; its true maximum beside.
       %tile_max = tle.reduce max %logits dim 1
           : tensor<64x64xf32, #acc> -> tensor<64xf32, #row>
-      %m_own = arith.maximumf %m_old, %tile_max : tensor<64xf32, #row>
+      %grown = arith.subf %tile_max, %m_old : tensor<64xf32, #row>
+      %jump = arith.cmpf ogt, %grown, %jump_min : tensor<64xf32, #row>
+      %m_own = arith.select %jump, %tile_max, %m_old : tensor<64xi1, #row>, tensor<64xf32, #row>
+      %x_new = arith.maximumf %x_old, %tile_max : tensor<64xf32, #row>
       %m_slot = tle.acquire %m0p[%j : index] -> memref<64xf32, #smem>
       tle.local_store %m_own, %m_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
       tle.commit %m0p[%j : index]
@@ -305,9 +321,8 @@ func.func @sparse_mla_seesaw(
       %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
       %l_own = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
       %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
-      %alpha_wide = tle.broadcast %alpha dim 1
-          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-      %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+      %acc_scaled = tle.scale %acc_old by %alpha dim 1
+          : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
       %pa = tle.convert_layout %p16
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
       %o_own = tle.wgmma %pa, %v0l, %acc_scaled
@@ -324,9 +339,8 @@ func.func @sparse_mla_seesaw(
       tle.release %m01p[%j : index] reader "wg0"
       %m_gap = arith.subf %m_own, %m_pair : tensor<64xf32, #row>
       %fix = math.exp2 %m_gap fastmath<afn> : tensor<64xf32, #row>
-      %fix_s = tle.broadcast %fix dim 1
-          : tensor<64xf32, #row> -> tensor<64x64xf32, #acc>
-      %p_fixed = arith.mulf %p, %fix_s : tensor<64x64xf32, #acc>
+      %p_fixed = tle.scale %p by %fix dim 1
+          : tensor<64x64xf32, #acc>, tensor<64xf32, #row>
       %p0_16 = arith.truncf %p_fixed : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
       %p0_slot = tle.acquire %p0p[%j : index] -> memref<64x64xbf16, #sw>
       tle.local_store %p0_16, %p0_slot : tensor<64x64xbf16, #acc>, memref<64x64xbf16, #sw>
@@ -335,9 +349,8 @@ func.func @sparse_mla_seesaw(
 
       // acc = acc * fix + P1 . V1l, P1 from wg1 through shared memory.
       tle.release %k0rp[%j : index] reader "wg0"
-      %fix_wide = tle.broadcast %fix dim 1
-          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-      %o_fixed = arith.mulf %o_mid, %fix_wide : tensor<64x256xf32, #acc>
+      %o_fixed = tle.scale %o_mid by %fix dim 1
+          : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
       %p1 = tle.wait %p1p[%j : index] reader "wg0" -> memref<64x64xbf16, #sw>
       %v1l = tle.wait %k1lp[%j : index] reader "wg0" -> memref<64x256xbf16, #sw>
       %o_other = tle.wgmma %p1, %v1l, %o_fixed
@@ -345,14 +358,16 @@ func.func @sparse_mla_seesaw(
       %acc_new = tle.wgmma_wait %o_other pending(0) : tensor<64x256xf32, #acc>
       tle.release %p1p[%j : index] reader "wg0"
       tle.release %k1lp[%j : index] reader "wg0"
-      scf.yield %m_pair, %l_pair, %acc_new
-          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
+      scf.yield %m_pair, %x_new, %l_pair, %acc_new
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
     }
 
-    // Epilogue: wg1's row sums join wg0's, which works out every row's
+    // Epilogue: wg1's row sums and maxima join wg0's, which works out every row's
     // statistics and hands wg1 its rows' final scale.
-    %l1_slot = tle.wait %l1p reader "wg0" -> memref<64xf32, #smem>
+    %l1_slot, %x1_slot = tle.wait %l1p reader "wg0" -> memref<64xf32, #smem>, memref<64xf32, #smem>
     %l1 = tle.local_load %l1_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
+    %x1 = tle.local_load %x1_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
+    %x_all = arith.maximumf %x, %x1 : tensor<64xf32, #row>
     %l_total = arith.addf %l, %l1 : tensor<64xf32, #row>
     %zero_row = arith.constant dense<0.0> : tensor<64xf32, #row>
     %one_row = arith.constant dense<1.0> : tensor<64xf32, #row>
@@ -362,12 +377,12 @@ func.func @sparse_mla_seesaw(
     %any = arith.cmpf ogt, %l_total, %zero_row : tensor<64xf32, #row>
     %inv = arith.divf %one_row, %l_total : tensor<64xf32, #row>
     %inv_l = arith.select %any, %inv, %zero_row : tensor<64xi1, #row>, tensor<64xf32, #row>
-    // lse = (m + log2 l) ln 2 and max_logits = m ln 2, natural units.
+    // lse = (m + log2 l) ln 2 and max_logits = x ln 2, natural units.
     %log2_l = math.log2 %l_total : tensor<64xf32, #row>
     %lse2 = arith.addf %m, %log2_l : tensor<64xf32, #row>
     %lse_n = arith.mulf %lse2, %ln2_row : tensor<64xf32, #row>
     %lse_v = arith.select %any, %lse_n, %inf_row : tensor<64xi1, #row>, tensor<64xf32, #row>
-    %max_n = arith.mulf %m, %ln2_row : tensor<64xf32, #row>
+    %max_n = arith.mulf %x_all, %ln2_row : tensor<64xf32, #row>
     %max_v = arith.select %any, %max_n, %ninf_row : tensor<64xi1, #row>, tensor<64xf32, #row>
     // attn_sink: out *= 1 / (1 + e^(sink - lse)), as in naive.mlir.
     %sink = tle.load %sink_rows[%c0] : memref<64xf32, strided<[1], offset: ?>>
@@ -410,13 +425,14 @@ func.func @sparse_mla_seesaw(
     %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
     %zero_s = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
+    %jump_min = arith.constant dense<8.0> : tensor<64xf32, #row>
     %l_init = arith.constant dense<0.0> : tensor<64xf32, #row>
     %o_init = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
     %q_l, %q_r, %q_t = tle.wait %qp reader "wg1"
         -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
-    %m, %l, %acc = scf.for %j = %c0 to %pairs step %c1
-        iter_args(%m_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
-        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
+    %m, %x, %l, %acc = scf.for %j = %c0 to %pairs step %c1
+        iter_args(%m_old = %m_init, %x_old = %m_init, %l_old = %l_init, %acc_old = %o_init)
+        -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
       // S1 = Q K1^T: the right half and the tail first, they arrive first.
       %v1r, %t1, %bias_slot = tle.wait %k1rp[%j : index] reader "wg1"
           -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
@@ -442,7 +458,10 @@ func.func @sparse_mla_seesaw(
       %m0_slot = tle.wait %m0p[%j : index] reader "wg1" -> memref<64xf32, #smem>
       %m_wg0 = tle.local_load %m0_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
       tle.release %m0p[%j : index] reader "wg1"
-      %m_pair = arith.maximumf %m_wg0, %tile_max : tensor<64xf32, #row>
+      %grown = arith.subf %tile_max, %m_wg0 : tensor<64xf32, #row>
+      %jump = arith.cmpf ogt, %grown, %jump_min : tensor<64xf32, #row>
+      %m_pair = arith.select %jump, %tile_max, %m_wg0 : tensor<64xi1, #row>, tensor<64xf32, #row>
+      %x_new = arith.maximumf %x_old, %tile_max : tensor<64xf32, #row>
       %m_slot = tle.acquire %m01p[%j : index] -> memref<64xf32, #smem>
       tle.local_store %m_pair, %m_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
       tle.commit %m01p[%j : index]
@@ -459,9 +478,8 @@ func.func @sparse_mla_seesaw(
       %l_scaled = arith.mulf %l_old, %alpha : tensor<64xf32, #row>
       %l_new = arith.addf %l_scaled, %p_sum : tensor<64xf32, #row>
       %p16 = arith.truncf %p : tensor<64x64xf32, #acc> to tensor<64x64xbf16, #acc>
-      %alpha_wide = tle.broadcast %alpha dim 1
-          : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-      %acc_scaled = arith.mulf %acc_old, %alpha_wide : tensor<64x256xf32, #acc>
+      %acc_scaled = tle.scale %acc_old by %alpha dim 1
+          : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
       %pa = tle.convert_layout %p16
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
       %o_own = tle.wgmma %pa, %v1r, %acc_scaled
@@ -481,13 +499,16 @@ func.func @sparse_mla_seesaw(
       tle.release %k1rp[%j : index] reader "wg1"
       tle.release %p0p[%j : index] reader "wg1"
       tle.release %k0rp[%j : index] reader "wg1"
-      scf.yield %m_pair, %l_new, %acc_new
-          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
+      scf.yield %m_pair, %x_new, %l_new, %acc_new
+          : tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>
     }
 
     %l_slot = memref.subview %l1b[0, 0] [1, 64] [1, 1]
         : memref<1x64xf32, #smem> to memref<64xf32, #smem>
     tle.local_store %l, %l_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
+    %x_slot = memref.subview %x1b[0, 0] [1, 64] [1, 1]
+        : memref<1x64xf32, #smem> to memref<64xf32, #smem>
+    tle.local_store %x, %x_slot : tensor<64xf32, #row>, memref<64xf32, #smem>
     tle.commit %l1p
     %scale_slot = tle.wait %fp reader "wg1" -> memref<64xf32, #smem>
     %row_scale = tle.local_load %scale_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>

@@ -125,6 +125,14 @@ private:
   std::optional<Polynomial> takenInLoop(scf::IfOp branch, scf::ForOp loop);
   /// [a > b] as the condition of `scf.if (a > b)` would be.
   Polynomial greaterThan(const Polynomial &a, const Polynomial &b);
+  /// The unknown of arithmetic the counter does not follow: `name` applied
+  /// to `args`, the same unknown wherever the same op meets the same
+  /// operands.
+  Polynomial opaque(const std::string &name, ArrayRef<Polynomial> args,
+                    bool commutative);
+  /// [condition], 0 or 1, the condition of a branch; `guard` is what its
+  /// then-region states.
+  Polynomial taken(const Polynomial &condition, std::optional<Guard> guard);
   std::optional<Polynomial> tripCount(scf::ForOp loop);
   /// max(0, span) for a step of 1.
   std::optional<Polynomial> stepOneTrips(const Polynomial &span);
@@ -235,19 +243,10 @@ std::optional<Polynomial> Counter::compute(Value value) {
     args.push_back(*p);
   }
   auto opaque = [&](bool commutative) -> std::optional<Polynomial> {
-    SmallVector<std::string> keys, texts;
-    for (const Polynomial &arg : args) {
-      keys.push_back(keyOf(arg));
-      texts.push_back(print(arg));
-    }
-    if (commutative)
-      llvm::sort(keys);
     std::string name = def->getName().stripDialect().str();
     if (auto cmp = dyn_cast<arith::CmpIOp>(def))
       name += "." + arith::stringifyCmpIPredicate(cmp.getPredicate()).str();
-    return unknown(name + "(" + llvm::join(keys, ",") + ")",
-                   name + "(" + llvm::join(texts, ", ") + ")",
-                   /*nonNegative=*/false);
+    return this->opaque(name, args, commutative);
   };
   // A division that is exact for every value of the dividend.
   auto divide = [&]() -> std::optional<Polynomial> {
@@ -354,18 +353,33 @@ Counter::ofInLoop(Value value, scf::ForOp loop) {
   return std::pair<int64_t, Polynomial>{c, *rest};
 }
 
+Polynomial Counter::opaque(const std::string &name, ArrayRef<Polynomial> args,
+                           bool commutative) {
+  SmallVector<std::string> keys, texts;
+  for (const Polynomial &arg : args) {
+    keys.push_back(keyOf(arg));
+    texts.push_back(print(arg));
+  }
+  if (commutative)
+    llvm::sort(keys);
+  return unknown(name + "(" + llvm::join(keys, ",") + ")",
+                 name + "(" + llvm::join(texts, ", ") + ")",
+                 /*nonNegative=*/false);
+}
+
+Polynomial Counter::taken(const Polynomial &condition,
+                          std::optional<Guard> guard) {
+  Polynomial p = unknown("if(" + keyOf(condition) + ")",
+                         "[" + print(condition) + "]", /*nonNegative=*/true);
+  conditions.try_emplace(p.terms.begin()->first.front(), guard);
+  return p;
+}
+
 Polynomial Counter::greaterThan(const Polynomial &a, const Polynomial &b) {
-  // The keys and texts of compute()'s opaque cmpi and of runs()'s branch.
-  Polynomial cmp = unknown("cmpi.sgt(" + keyOf(a) + "," + keyOf(b) + ")",
-                           "cmpi.sgt(" + print(a) + ", " + print(b) + ")",
-                           /*nonNegative=*/false);
-  Polynomial taken = unknown("if(" + keyOf(cmp) + ")", "[" + print(cmp) + "]",
-                             /*nonNegative=*/true);
   std::optional<Guard> guard;
   if (std::optional<int64_t> k = b.getConstant(); k && *k < INT64_MAX)
     guard = Guard{a, *k + 1};
-  conditions.try_emplace(taken.terms.begin()->first.front(), guard);
-  return taken;
+  return taken(opaque("cmpi.sgt", {a, b}, /*commutative=*/false), guard);
 }
 
 /// The predicate p' with b p' a exactly when a p b.
@@ -559,16 +573,10 @@ std::optional<Polynomial> Counter::runs(Operation *op) {
       if (!condition)
         return std::nullopt;
       std::optional<int64_t> known = condition->getConstant();
-      Polynomial taken =
-          known ? Polynomial::constant(*known != 0)
-                : unknown("if(" + keyOf(*condition) + ")",
-                          "[" + print(*condition) + "]", /*nonNegative=*/true);
-      if (!known) {
-        std::optional<Guard> guard = getGuard(branch);
-        conditions.try_emplace(taken.terms.begin()->first.front(), guard);
-      }
+      Polynomial then = known ? Polynomial::constant(*known != 0)
+                              : taken(*condition, getGuard(branch));
       bool inThen = child->getParentRegion() == &branch.getThenRegion();
-      factor = inThen ? taken : add(Polynomial::constant(1), taken, -1);
+      factor = inThen ? then : add(Polynomial::constant(1), then, -1);
     }
     if (!factor)
       return std::nullopt;

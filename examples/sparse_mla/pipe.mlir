@@ -8,13 +8,17 @@
 // through pipes. Per CTA one query token and 64 heads, KV tiles of 64 rows.
 //
 //   gather (one warp group, few registers) copies Q once, through the
-//     one-shot pipe `q`, and every KV tile into a slot of the two-slot pipe
-//     `kv` as four fields: kv_l (V columns 0-255), kv_r (V columns
-//     256-511) and tail (the 64 rope columns), with 16-byte cp.async that
-//     zero-fills rows whose index is invalid and never forms their address,
-//     and bias, the tile's 64 score offsets (0 for a valid index, -inf for
-//     an invalid one or one past the row's topk_length), written with
-//     ordinary stores from the indices it already holds.
+//     one-shot pipe `q`, and every KV tile into two two-slot pipes: `kv`
+//     holds what only the left warp group reads, kv_l (V columns 0-255),
+//     tail (the 64 rope columns) and bias, the tile's 64 score offsets (0
+//     for a valid index, -inf for an invalid one or one past the row's
+//     topk_length, written with ordinary stores from the indices it
+//     already holds); `kv_right` holds kv_r (V columns 256-511), which
+//     both read. Rows are copied with 16-byte cp.async that zero-fills
+//     rows whose index is invalid and never forms their address. With two
+//     pipes each half of a slot is refilled as soon as its own readers are
+//     done: `kv` once the left's P . kv_l retires, `kv_right` once the
+//     right's P . kv_r does, which comes later (see the turn below).
 //   left (one warp group) computes S = Q K^T over all 576 columns, adds
 //     the tile's bias (one fma per score: no index loads, compares or
 //     bounds checks in the consumer), runs the base-2 online softmax, accumulates out[:, 0:256] += P . kv_l with P
@@ -24,10 +28,17 @@
 //     scores, so that both multiplies run back to back on the tensor cores
 //     while it holds both tiles' slots (a reader window carried across its
 //     loop's iterations); the first tile is waited for before the loop and
-//     the last one finished after it.
+//     the last one finished after it. It frees tile i's kv_r as soon as
+//     the scores of tile i have retired.
 //   right (one warp group) reads only kv_r of each tile: it waits for
 //     `score`, rescales its accumulator by alpha and adds P . kv_r with P
-//     read by the tensor cores straight from shared memory.
+//     read by the tensor cores straight from shared memory. It issues
+//     P . kv_r of tile i only once the left has issued the scores of tile
+//     i + 1 (turn token `turn`): behind them on the tensor cores, so that
+//     the scores retire first and P . kv_r runs while the left warp group
+//     works out the softmax, when the tensor cores would otherwise idle
+//     (4.6% less time with invalid ids, where nothing is gathered;
+//     docs/benchmarks.md).
 //
 // The rescales are tle.scale: the reference maximum of a row moves only
 // when a tile's maximum exceeds it by more than 8 (base 2), so alpha is
@@ -45,6 +56,11 @@
 // lengths of topk). Grid: (H / 64 * SQ, B), CTA x = token * H / 64 + head
 // group. topk must be a multiple of 64.
 
+// The sync plan shows the split: the right warp group waits only for
+// kv_r's full barrier (kv_right), the left frees kv_r and its own fields
+// through separate free barriers, the score pipe's barriers with the fence
+// before the tensor cores read P written by ordinary stores, the turn
+// token's named barrier, and the register split.
 // CHECK:sync plan for @sparse_mla_pipe
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 63488 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
@@ -52,30 +68,35 @@
 // CHECK-NEXT:  right      4      4           168        2
 // CHECK-NEXT:  gather     4      8           88         3
 // CHECK-NEXT:pipes:
-// CHECK-NEXT:  pipe   capacity      field  slot         bytes/slot
-// CHECK-NEXT:  q      1 (one_shot)  q_l    64x256xbf16  32768
-// CHECK-NEXT:                       q_r    64x256xbf16  32768
-// CHECK-NEXT:                       q_t    64x64xbf16   8192
-// CHECK-NEXT:  kv     2             kv_l   64x256xbf16  32768
-// CHECK-NEXT:                       kv_r   64x256xbf16  32768
-// CHECK-NEXT:                       tail   64x64xbf16   8192
-// CHECK-NEXT:                       bias   64xf32       256
-// CHECK-NEXT:  score  1             p      64x64xbf16   8192
-// CHECK-NEXT:                       alpha  64xf32       256
-// CHECK-NEXT:  final  1 (one_shot)  scale  64xf32       256
+// CHECK-NEXT:  pipe      capacity      field  slot         bytes/slot
+// CHECK-NEXT:  q         1 (one_shot)  q_l    64x256xbf16  32768
+// CHECK-NEXT:                          q_r    64x256xbf16  32768
+// CHECK-NEXT:                          q_t    64x64xbf16   8192
+// CHECK-NEXT:  kv        2             kv_l   64x256xbf16  32768
+// CHECK-NEXT:                          tail   64x64xbf16   8192
+// CHECK-NEXT:                          bias   64xf32       256
+// CHECK-NEXT:  kv_right  2             kv_r   64x256xbf16  32768
+// CHECK-NEXT:  score     1             p      64x64xbf16   8192
+// CHECK-NEXT:                          alpha  64xf32       256
+// CHECK-NEXT:  final     1 (one_shot)  scale  64xf32       256
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier                 slots  count  tx bytes  arrive                   fence  arrives      waits
-// CHECK-NEXT:  q.full                  1      128    0         cp_async                 yes    gather       left
-// CHECK-NEXT:  kv.full                 2      256    0         cp_async_and_per_thread  yes    gather       left, right
-// CHECK-NEXT:  kv.free.kv_l+tail+bias  2      128    0         per_thread               no     left         gather
-// CHECK-NEXT:  kv.free.kv_r            2      256    0         per_thread               no     left, right  gather
-// CHECK-NEXT:  score.full              1      128    0         per_thread               yes    left         right
-// CHECK-NEXT:  score.free              1      128    0         per_thread               no     right        left
-// CHECK-NEXT:  final.full              1      128    0         per_thread               no     left         right
+// CHECK-NEXT:  barrier        slots  count  tx bytes  arrive                   fence  arrives      waits
+// CHECK-NEXT:  q.full         1      128    0         cp_async                 yes    gather       left
+// CHECK-NEXT:  kv.full        2      256    0         cp_async_and_per_thread  yes    gather       left
+// CHECK-NEXT:  kv.free        2      128    0         per_thread               no     left         gather
+// CHECK-NEXT:  kv_right.full  2      128    0         cp_async                 yes    gather       left, right
+// CHECK-NEXT:  kv_right.free  2      256    0         per_thread               no     left, right  gather
+// CHECK-NEXT:  score.full     1      128    0         per_thread               yes    left         right
+// CHECK-NEXT:  score.free     1      128    0         per_thread               no     right        left
+// CHECK-NEXT:  final.full     1      128    0         per_thread               no     left         right
 // CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
-// CHECK-NEXT:  barrier     count  readers
-// CHECK-NEXT:  kv.reclaim  256    left, right
-// CHECK-NEXT:shared memory: 230400 B of buffers + 88 B of barriers = 230488 B (before alignment)
+// CHECK-NEXT:  barrier           count  readers
+// CHECK-NEXT:  kv.reclaim        128    left
+// CHECK-NEXT:  kv_right.reclaim  256    left, right
+// CHECK-NEXT:tokens (one named barrier each: the signaler arrives, the waiter syncs):
+// CHECK-NEXT:  token  named barrier  count  signals  awaits
+// CHECK-NEXT:  turn   4              256    left     right
+// CHECK-NEXT:shared memory: 230400 B of buffers + 112 B of barriers = 230512 B (before alignment)
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508
@@ -179,8 +200,8 @@ func.func @sparse_mla_pipe(
   %sink_rows = memref.subview %attn_sink[%h0] [64] [1]
       : memref<?xf32> to memref<64xf32, strided<[1], offset: ?>>
 
-  // Q once (72 KiB), two stages of KV tiles (2 x 72 KiB), one slot of P
-  // and alpha, and the final scale: 224.5 KiB of the 227.
+  // Q once (72 KiB), two stages of KV tiles (2 x 72 KiB, in two pipes),
+  // one slot of P and alpha, and the final scale: 224.5 KiB of the 227.
   %ql = tle.shared_alloc {name = "q_l"} : memref<1x64x256xbf16, #sw>
   %qr = tle.shared_alloc {name = "q_r"} : memref<1x64x256xbf16, #sw>
   %qt = tle.shared_alloc {name = "q_t"} : memref<1x64x64xbf16, #sw>
@@ -197,15 +218,20 @@ func.func @sparse_mla_pipe(
              q_t = %qt : memref<1x64x64xbf16, #sw>) readers(left)
   %kvp = tle.pipe "kv" capacity 2
       fields(kv_l = %kvl : memref<2x64x256xbf16, #sw>,
-             kv_r = %kvr : memref<2x64x256xbf16, #sw>,
              tail = %kvt : memref<2x64x64xbf16, #sw>,
              bias = %kvb : memref<2x64xf32, #smem>)
-      readers(left, right = [kv_r])
+      readers(left)
+  %kvrp = tle.pipe "kv_right" capacity 2
+      fields(kv_r = %kvr : memref<2x64x256xbf16, #sw>)
+      readers(left, right)
   %sp = tle.pipe "score" capacity 1
       fields(p = %pbuf : memref<1x64x64xbf16, #sw>,
              alpha = %abuf : memref<1x64xf32, #smem>) readers(right)
   %fp = tle.pipe "final" capacity 1 one_shot
       fields(scale = %fbuf : memref<1x64xf32, #smem>) readers(right)
+  // The left signals once it has issued the scores of tile i + 1; the
+  // right awaits that before P . kv_r of tile i (every tile but the last).
+  %turn = tle.token "turn" from "left" to "right"
 
   tle.warp_specialize
   default "left" warps(4) registers(240) {
@@ -227,14 +253,14 @@ func.func @sparse_mla_pipe(
     %nonempty = arith.cmpi sgt, %tiles, %c0 : index
     %m, %x, %l, %acc = scf.if %nonempty
         -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>) {
-      %k0_l, %k0_r, %k0_t, %k0_b = tle.wait %kvp[%c0 : index] reader "left"
-          -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>,
-             memref<64xf32, #smem>
+      %k0_l, %k0_t, %k0_b = tle.wait %kvp[%c0 : index] reader "left"
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       %bias_first = tle.local_load %k0_b : memref<64xf32, #smem> -> tensor<64xf32, #col>
       %s0_t = tle.wgmma %q_t, %k0_t, %zero_s transpose_b
           : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
       %s0_tl = tle.wgmma %q_l, %k0_l, %s0_t transpose_b
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+      %k0_r = tle.wait %kvrp[%c0 : index] reader "left" -> memref<64x256xbf16, #sw>
       %s0 = tle.wgmma %q_r, %k0_r, %s0_tl transpose_b
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
       %last = arith.subi %tiles, %c1 : index
@@ -245,6 +271,8 @@ func.func @sparse_mla_pipe(
           -> (tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64xf32, #row>, tensor<64x256xf32, #acc>,
               tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xf32, #col>) {
         %qk = tle.wgmma_wait %s_cur pending(0) : tensor<64x64xf32, #acc>
+        // The scores were the left's only use of kv_r.
+        tle.release %kvrp[%i : index] reader "left"
         // Columns with an invalid index score -inf (the gather's bias).
         %bias_s = tle.broadcast %bias dim 0
             : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
@@ -288,15 +316,16 @@ func.func @sparse_mla_pipe(
         %o_issued = tle.wgmma %pa, %k_l, %acc_scaled
             : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
         %next = arith.addi %i, %c1 : index
-        %n_l, %n_r, %n_t, %n_b = tle.wait %kvp[%next : index] reader "left"
-            -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>,
-               memref<64xf32, #smem>
+        %n_l, %n_t, %n_b = tle.wait %kvp[%next : index] reader "left"
+            -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
         %sn_t = tle.wgmma %q_t, %n_t, %zero_s transpose_b
             : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
         %sn_tl = tle.wgmma %q_l, %n_l, %sn_t transpose_b
             : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+        %n_r = tle.wait %kvrp[%next : index] reader "left" -> memref<64x256xbf16, #sw>
         %s_next = tle.wgmma %q_r, %n_r, %sn_tl transpose_b
             : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
+        tle.signal %turn
         %bias_next = tle.local_load %n_b : memref<64xf32, #smem> -> tensor<64xf32, #col>
         %acc_new = tle.wgmma_wait %o_issued pending(3) : tensor<64x256xf32, #acc>
         tle.release %kvp[%i : index] reader "left"
@@ -305,6 +334,7 @@ func.func @sparse_mla_pipe(
               tensor<64x64xf32, #acc>, memref<64x256xbf16, #sw>, tensor<64xf32, #col>
       }
       %qk_last = tle.wgmma_wait %s_last pending(0) : tensor<64x64xf32, #acc>
+      tle.release %kvrp[%last : index] reader "left"
       // Columns with an invalid index score -inf (the gather's bias).
       %bias_s_e = tle.broadcast %bias_last dim 0
           : tensor<64xf32, #col> -> tensor<64x64xf32, #acc>
@@ -389,7 +419,7 @@ func.func @sparse_mla_pipe(
 
     %scale_wide = tle.broadcast %row_scale dim 1
         : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-    // Every multiply has retired, so the KV pipe may be reclaimed below.
+    // Every multiply has retired, so the KV pipes may be reclaimed below.
     %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x256xf32, #acc>
     %o_final = arith.mulf %acc_done, %scale_wide : tensor<64x256xf32, #acc>
     %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
@@ -399,6 +429,7 @@ func.func @sparse_mla_pipe(
     %kv_part = memref.subview %kvl[0, 0, 0] [1, 64, 256] [1, 1, 1]
         : memref<2x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
     %stage = tle.reclaim %kvp reader "left" scratch %kv_part : memref<64x256xbf16, #sw>
+    tle.reclaim %kvrp reader "left"
     %o_rows = tle.convert_layout %o16 scratch %stage
         : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
     tle.store %o_rows, %out_l[%c0, %c0]
@@ -415,29 +446,35 @@ func.func @sparse_mla_pipe(
         -> tensor<64x256xf32, #acc> {
       %p_slot, %alpha_slot = tle.wait %sp[%i : index] reader "right"
           -> memref<64x64xbf16, #sw>, memref<64xf32, #smem>
-      %k_r = tle.wait %kvp[%i : index] reader "right" -> memref<64x256xbf16, #sw>
+      %k_r = tle.wait %kvrp[%i : index] reader "right" -> memref<64x256xbf16, #sw>
       %alpha = tle.local_load %alpha_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
       %acc_scaled = tle.scale %acc_old by %alpha dim 1
           : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
-      // P . kv_r with P read by the tensor cores from the score slot.
+      // P . kv_r with P read by the tensor cores from the score slot,
+      // behind the left's scores of tile i + 1.
+      %i_next = arith.addi %i, %c1 : index
+      %not_last = arith.cmpi ult, %i_next, %tiles : index
+      scf.if %not_last {
+        tle.await %turn
+      }
       %o_issued = tle.wgmma %p_slot, %k_r, %acc_scaled
           : memref<64x64xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
       %acc_new = tle.wgmma_wait %o_issued pending(0) : tensor<64x256xf32, #acc>
       tle.release %sp[%i : index] reader "right"
-      tle.release %kvp[%i : index] reader "right"
+      tle.release %kvrp[%i : index] reader "right"
       scf.yield %acc_new : tensor<64x256xf32, #acc>
     }
     %scale_slot = tle.wait %fp reader "right" -> memref<64xf32, #smem>
     %row_scale = tle.local_load %scale_slot : memref<64xf32, #smem> -> tensor<64xf32, #row>
     %scale_wide = tle.broadcast %row_scale dim 1
         : tensor<64xf32, #row> -> tensor<64x256xf32, #acc>
-    // Every multiply has retired, so the KV pipe may be reclaimed below.
+    // Every multiply has retired, so the KV pipes may be reclaimed below.
     %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x256xf32, #acc>
     %o_final = arith.mulf %acc_done, %scale_wide : tensor<64x256xf32, #acc>
     %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
     %kv_part = memref.subview %kvr[0, 0, 0] [1, 64, 256] [1, 1, 1]
         : memref<2x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
-    %stage = tle.reclaim %kvp reader "right" scratch %kv_part : memref<64x256xbf16, #sw>
+    %stage = tle.reclaim %kvrp reader "right" scratch %kv_part : memref<64x256xbf16, #sw>
     %o_rows = tle.convert_layout %o16 scratch %stage
         : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
     tle.store %o_rows, %out_r[%c0, %c0]
@@ -471,13 +508,9 @@ func.func @sparse_mla_pipe(
       %k_after = arith.addi %k_next, %c64 : index
       %next_ids = tle.load %ids[%k_after] padding(-1 : i32)
           : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
-      %l, %r, %t, %b = tle.acquire %kvp[%i : index]
-          -> memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>,
-             memref<64xf32, #smem>
+      %l, %t, %b = tle.acquire %kvp[%i : index]
+          -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       tle.gather_rows %kv_rows_l rows(%tile_ids : tensor<64xi32, #lanes>) into %l
-          l2_prefetch = 256 evict = evict_last
-          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
-      tle.gather_rows %kv_rows_r rows(%tile_ids : tensor<64xi32, #lanes>) into %r
           l2_prefetch = 256 evict = evict_last
           : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
       tle.gather_rows %kv_rows_t rows(%tile_ids : tensor<64xi32, #lanes>) into %t
@@ -489,6 +522,12 @@ func.func @sparse_mla_pipe(
       %bias = arith.select %ok, %zero_b, %ninf_b : tensor<64xi1, #lanes>, tensor<64xf32, #lanes>
       tle.local_store %bias, %b : tensor<64xf32, #lanes>, memref<64xf32, #smem>
       tle.commit %kvp[%i : index]
+      // kv_r last: its slot comes free last.
+      %r = tle.acquire %kvrp[%i : index] -> memref<64x256xbf16, #sw>
+      tle.gather_rows %kv_rows_r rows(%tile_ids : tensor<64xi32, #lanes>) into %r
+          l2_prefetch = 256 evict = evict_last
+          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+      tle.commit %kvrp[%i : index]
       scf.yield %next_ids : tensor<64xi32, #lanes>
     }
     tle.warp_return

@@ -53,9 +53,13 @@ def test_the_wheel_carries_the_library_and_kernels():
         path = variant.kernel_file()
         assert path.startswith(tle.sparse_mla.variants.KERNELS)
         kernel = rt.Metadata(os.path.splitext(path)[0] + ".json").kernel()
-        # q, kv, indices, out, max_logits, lse, sm_scale, attn_sink, topk_length
-        assert tuple(arg.kind for arg in kernel.signature) == (
-            ("memref",) * 6 + ("f32",) + ("memref",) * 2)
+        # q, kv, indices, out, max_logits, lse, sm_scale, attn_sink,
+        # topk_length, and out_map for the kernels with TMA stores
+        kinds = ("memref",) * 6 + ("f32",) + ("memref",) * 2
+        with_map = {"seesaw"}
+        if variant.name in with_map:
+            kinds += ("tensor_map",)
+        assert tuple(arg.kind for arg in kernel.signature) == kinds, variant.name
         with open(os.path.splitext(path)[0] + ".ptx") as f:
             assert ".target sm_90a" in f.read()
 

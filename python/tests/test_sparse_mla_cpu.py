@@ -132,8 +132,10 @@ def test_strides_and_alignment():
 class _Recorder:
     """Stands in for a loaded kernel and its plan: records what it gets."""
 
-    def __init__(self, persistent=False):
+    def __init__(self, persistent=False, out_map=False):
         self.persistent = persistent
+        kinds = kernel.OUT_MAP_KINDS if out_map else kernel.KINDS
+        self.signature = tuple(type("Arg", (), {"kind": k})() for k in kinds)
         device = type("Device", (), {"multiprocessors": 132})()
         self.module = type("Module", (), {"device": device})()
 
@@ -148,13 +150,14 @@ class _Recorder:
         return launch
 
 
-def _call(monkeypatch, shape, inputs, sink=None, length=None, persistent=False):
+def _call(monkeypatch, shape, inputs, sink=None, length=None, persistent=False,
+          out_map=False):
     monkeypatch.setattr(kernel, "_raw_stream", lambda index: 0x5EED)
     rows = shape.b * shape.s_q
     sink = torch.full((shape.heads,), -math.inf) if sink is None else sink
     length = torch.full((rows,), 2 ** 31 - 1, dtype=torch.int32) if length is None \
         else length
-    recorder = _Recorder(persistent)
+    recorder = _Recorder(persistent, out_map)
     call = kernel._Call(recorder, shape, torch.device("cpu"),
                         (*inputs, 0.5, sink, length))
     return call, recorder
@@ -185,6 +188,24 @@ def test_what_a_call_hands_its_plan(monkeypatch):
     sink, length = torch.zeros(128), torch.full((8,), 3, dtype=torch.int32)
     call(q, kv, idx, sink, length, None)
     assert recorder.launched[0][7:] == (sink.data_ptr(), length.data_ptr())
+
+
+def test_a_kernel_with_an_out_map_gets_out_twice(monkeypatch):
+    """A tenth argument, a tensor map of out as [B * SQ * H, 512], for a
+    kernel that writes out with TMA stores; each launch passes out's
+    address again for it."""
+    q, kv, idx = _inputs(h=128)
+    call, recorder = _call(monkeypatch, Shape(False, 1, 8, 128, 32, 64), (q, kv, idx),
+                           out_map=True)
+    values = recorder.plan_values
+    assert len(values) == 10 and isinstance(values[9], rt.TensorMap)
+    out_view = values[3]
+    assert tuple(values[9].tensor.shape) == (8 * 128, 512)
+    assert values[9].tensor.data_ptr() == out_view.data_ptr()
+    given = call.empty_outputs()
+    call(q, kv, idx, None, None, given)
+    launched = recorder.launched[0]
+    assert len(launched) == 10 and launched[3] == launched[9] == given[0].data_ptr()
 
 
 def test_batched_call_with_given_outputs(monkeypatch):

@@ -40,6 +40,12 @@
 //   attn_sink   memref<?xf32>            [h]
 //   topk_length memref<?xi32>            [b * sq]
 //
+// and after those, for a kernel that writes its output with TMA stores,
+//
+//   out_map     !tle.tensor_map<...xbf16, ...>   out as [b * sq * h, 512]
+//
+// a descriptor of out's memory (the box and swizzle from the signature).
+//
 // Grid (sq * h / 64, b): one CTA per work item, a query token and a group
 // of 64 heads, a token's head groups adjacent in x; or, for a persistent
 // kernel (tle.persistent), one CTA per multiprocessor, each taking the

@@ -21,9 +21,11 @@ using namespace tle::problems;
 using runtime::DeviceBuffer;
 using runtime::Status;
 
-/// The kernel arguments without and with attn_sink and topk_length.
+/// The kernel arguments without and with attn_sink and topk_length, and
+/// with those and out_map (out as a TMA descriptor over [B * SQ * H, DV]).
 static constexpr size_t kBaseArguments = 7;
 static constexpr size_t kOptionalArguments = 9;
+static constexpr size_t kOutMapArguments = 10;
 
 //===----------------------------------------------------------------------===//
 // Shape keys
@@ -134,10 +136,11 @@ struct Buffers {
 };
 } // namespace
 
-/// The arguments in the kernel's order (SparseMLA.h); attn_sink and
-/// topk_length only for a kernel that takes them. q alone may be strided.
+/// The arguments in the kernel's order (SparseMLA.h); attn_sink,
+/// topk_length and out_map only for a kernel that takes them. q alone may
+/// be strided.
 static void packArguments(const SparseMLAConfig &config, const Buffers &buffers,
-                          bool withOptional, runtime::KernelArgs &args) {
+                          size_t count, runtime::KernelArgs &args) {
   int64_t b = config.b, sq = config.sq, h = config.h;
   std::array<int64_t, 4> qStrides = getSparseMLAQStrides(config);
   args.addMemRef(buffers.q.address(), "bf16", {b, sq, h, config.dqk},
@@ -150,10 +153,13 @@ static void packArguments(const SparseMLAConfig &config, const Buffers &buffers,
   args.addMemRef(buffers.maxLogits.address(), "f32", {b, sq, h});
   args.addMemRef(buffers.lse.address(), "f32", {b, sq, h});
   args.addF32(config.smScale);
-  if (!withOptional)
+  if (count < kOptionalArguments)
     return;
   args.addMemRef(buffers.attnSink.address(), "f32", {h});
   args.addMemRef(buffers.topkLength.address(), "i32", {config.rows()});
+  if (count < kOutMapArguments)
+    return;
+  args.addTensorMap(buffers.out.address(), "bf16", {b * sq * h, config.dv});
 }
 
 /// The number of arguments tells whether the kernel takes the optional
@@ -165,11 +171,13 @@ static Status checkArgumentCount(const SparseMLAConfig &config,
   if (count == 0)
     return Status::error(where + " has no arguments in its metadata, so "
                                  "they cannot be checked");
-  if (count != kBaseArguments && count != kOptionalArguments)
+  if (count != kBaseArguments && count != kOptionalArguments &&
+      count != kOutMapArguments)
     return Status::error(
         where + " takes " + std::to_string(count) +
         " arguments; SparseMLA passes (q, kv, indices, out, max_logits, lse, "
-        "sm_scale) and optionally (attn_sink, topk_length)");
+        "sm_scale), optionally (attn_sink, topk_length) and after them "
+        "optionally out_map");
   if (count == kBaseArguments && (config.attnSink || config.topkLength))
     return Status::error(where + " takes no attn_sink and topk_length, but "
                                  "the shape asks for sink=1 or topk_length=1");
@@ -294,8 +302,7 @@ protected:
   }
   void packArguments(const runtime::KernelInfo &kernel,
                      runtime::KernelArgs &args) const override {
-    ::packArguments(settings.config, buffers,
-                    kernel.args.size() == kOptionalArguments, args);
+    ::packArguments(settings.config, buffers, kernel.args.size(), args);
   }
 
 private:
@@ -336,7 +343,7 @@ Status SparseMLAProblem::prepare(runtime::Device &device, uint64_t seed,
                                  const runtime::KernelInfo &kernel,
                                  runtime::KernelArgs &args, unsigned grid[3]) {
   const SparseMLAConfig &config = settings.config;
-  bool withOptional = kernel.args.size() == kOptionalArguments;
+  bool withOptional = kernel.args.size() >= kOptionalArguments;
   inputs = generateSparseMLAInputs(config, seed);
   reference.reset();
   minimumBytes = getSparseMLAMinimumBytes(*inputs);

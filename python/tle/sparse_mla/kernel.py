@@ -42,11 +42,14 @@ ALIGN_BYTES = 16
 # The kernels' arguments, in order (examples/sparse_mla/naive.mlir): q [B,
 # SQ, H, 576], kv [B, SKV, 1, 576], indices [B, SQ, 1, topk], out [B, SQ,
 # H, 512], max_logits and lse [B, SQ, H], sm_scale, attn_sink [H],
-# topk_length [B * SQ]. The runtime checks the tensors of a plan against
-# the kernel's types.
+# topk_length [B * SQ], and optionally out_map, a TMA descriptor of out
+# as [B * SQ * H, 512] for a kernel that writes its output with TMA
+# stores. The runtime checks the tensors of a plan against the kernel's
+# types.
 ARGUMENTS = ("q", "kv", "indices", "out", "max_logits", "lse", "sm_scale",
              "attn_sink", "topk_length")
 KINDS = ("memref",) * 6 + ("f32",) + ("memref",) * 2
+OUT_MAP_KINDS = KINDS + ("tensor_map",)
 # Heads per CTA.
 BLOCK_H = 64
 # Signatures kept; past that the oldest is dropped.
@@ -209,10 +212,11 @@ def load_kernel(variant, index):
     """The kernel of `variant`, loaded on device `index`, with the
     SparseMLA arguments."""
     kernel = _device(index).load(variant.kernel_file()).kernel()
-    if tuple(arg.kind for arg in kernel.signature) != KINDS:
+    if tuple(arg.kind for arg in kernel.signature) not in (KINDS, OUT_MAP_KINDS):
         types = ", ".join(arg.type for arg in kernel.signature)
         _fail(f"kernel '{kernel.name}' takes ({types}); a SparseMLA kernel takes the "
-              f"memrefs and scalar ({', '.join(ARGUMENTS)})")
+              f"memrefs and scalar ({', '.join(ARGUMENTS)}) and optionally a "
+              f"tensor map of out")
     return kernel
 
 
@@ -228,6 +232,7 @@ class _Call:
         self.scale_bits = rt.f32_bits(sm_scale)
         self.sink, self.length = sink.data_ptr(), length.data_ptr()
         self.plan = self.launch = None
+        self.out_map = len(kernel.signature) == len(OUT_MAP_KINDS)
         # torch.empty_strided costs a third less CPU time than torch.empty.
         self.out_strides = _contiguous_strides(self.out_shape)
         self.stat_strides = _contiguous_strides(self.stat_shape)
@@ -237,8 +242,10 @@ class _Call:
             grid = launch_grid(shape, kernel.persistent,
                                kernel.module.device.multiprocessors
                                if kernel.persistent else 0)
-            self.plan = kernel.plan(grid, views + outputs + [sm_scale, sink,
-                                                             length.reshape(-1)])
+            values = views + outputs + [sm_scale, sink, length.reshape(-1)]
+            if self.out_map:
+                values.append(rt.tensor_map(outputs[0].reshape(-1, outputs[0].shape[-1])))
+            self.plan = kernel.plan(grid, values)
             self.launch = self.plan.launcher()
 
     def empty_outputs(self):
@@ -264,12 +271,13 @@ class _Call:
         q_at, kv_at, indices_at = q.data_ptr(), kv.data_ptr(), indices.data_ptr()
         if (q_at | kv_at | indices_at) % ALIGN_BYTES:
             _misaligned((q, kv, indices))
-        code = self.launch(
-            _raw_stream(self.index),
-            (q_at, kv_at, indices_at, out[0].data_ptr(), out[1].data_ptr(),
-             out[2].data_ptr(), self.scale_bits,
-             self.sink if attn_sink is None else attn_sink.data_ptr(),
-             self.length if topk_length is None else topk_length.data_ptr()))
+        out_at = out[0].data_ptr()
+        values = (q_at, kv_at, indices_at, out_at, out[1].data_ptr(),
+                  out[2].data_ptr(), self.scale_bits,
+                  self.sink if attn_sink is None else attn_sink.data_ptr(),
+                  self.length if topk_length is None else topk_length.data_ptr())
+        code = self.launch(_raw_stream(self.index),
+                           values + (out_at,) if self.out_map else values)
         if code:
             self.plan.raise_for(code)
         return out

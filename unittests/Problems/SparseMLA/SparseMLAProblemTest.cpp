@@ -61,6 +61,16 @@ TEST(SparseMLAProblem, CheckKernel) {
   EXPECT_EQ(checkError(base, {{"topk_length", "1"}}),
             "sparse_mla: kernel 'sparse_mla_naive' takes no attn_sink and "
             "topk_length, but the shape asks for sink=1 or topk_length=1");
+  // With out_map after them: out's memory as [b * sq * h, 512] (its box
+  // must fit that view).
+  KernelInfo withMap = sparseMLAKernel();
+  withMap.args.push_back(tensorMapArg(
+      "!tle.tensor_map<64x64xbf16, swizzle = 128>", "bf16", {64, 64}, 128));
+  withMap = makeKernel(withMap.name, withMap.args);
+  status = problem->checkKernel(withMap);
+  EXPECT_TRUE(status) << status.message;
+  withMap.args.back().elementType = "f32";
+  EXPECT_NE(checkError(withMap).find("argument 9"), std::string::npos);
 }
 
 TEST(SparseMLAProblem, KernelMismatches) {
@@ -69,7 +79,8 @@ TEST(SparseMLAProblem, KernelMismatches) {
   EXPECT_EQ(checkError(makeKernel(kernel.name, kernel.args)),
             "sparse_mla: kernel 'sparse_mla_naive' takes 8 arguments; "
             "SparseMLA passes (q, kv, indices, out, max_logits, lse, "
-            "sm_scale) and optionally (attn_sink, topk_length)");
+            "sm_scale), optionally (attn_sink, topk_length) and after them "
+            "optionally out_map");
   kernel = sparseMLAKernel();
   kernel.args[2].elementType = "i64";
   EXPECT_EQ(checkError(kernel),

@@ -19,7 +19,8 @@
 //     index, -inf otherwise), so that the consumers add it with one fma
 //     per score instead of loading and comparing indices. (FlashMLA's
 //     split is 216/216/72; at 208/208/88 this kernel measured as fast or
-//     faster, docs/benchmarks.md.)
+//     faster, docs/benchmarks.md.) It loads each pair's indices one pair
+//     ahead.
 //   wg0 (208 registers) computes S0 = Q K0^T and owns out[:, 0:256]; wg1
 //     computes S1 = Q K1^T and owns out[:, 256:512]. wg0 hands its row
 //     maximum to wg1 (pipe m0), wg1 merges it with its own and hands the
@@ -28,6 +29,9 @@
 //     through pipe p0, whose storage is K0's rope tail, dead once wg0's
 //     S0 has retired; P1 through pipe p1), and multiplies the other's P
 //     with its V half (read by the tensor cores from shared memory).
+//     wg0 issues P0 . V0l only once wg1's S1 has retired (turn token
+//     s1_done), so that the multiply does not delay the scores the pair's
+//     maximum waits for.
 //
 // The reference maximum of each row moves only when a tile's maximum
 // exceeds it by more than 8 (base 2), so every P is at most 2^8, and the
@@ -39,9 +43,13 @@
 //
 // At the end wg1 hands its row sums and maxima to wg0 (one-shot pipe l1),
 // which writes lse and max_logits and hands wg1 its rows' final scale (pipe
-// final). Arguments, semantics and grid are naive.mlir's; a tile past
-// a row's topk_length reads only invalid ids (its P is 0), so any topk that
-// is a multiple of 64 works.
+// final). Each stages its output half in Q's dead storage and writes it
+// with TMA stores (tle.tma_store) through the extra argument out_map, a
+// descriptor of out as [B * SQ * H, 512] with 64 x 64 boxes, as FlashMLA
+// does (1-2% faster than storing 16 bytes a thread; docs/benchmarks.md).
+// Arguments (out_map after them), semantics and grid are naive.mlir's; a
+// tile past a row's topk_length reads only invalid ids (its P is 0), so
+// any topk that is a multiple of 64 works.
 
 // The sync plan shows the schedule: one full and one free barrier per half
 // buffer (k0l, k0r, k1l, k1r), which warp group frees which half (wg0
@@ -50,7 +58,8 @@
 // reads P0 from its tail), the halves that also carry the bias (their
 // full barriers count the gather's cp.async and its ordinary stores), the
 // two maximum exchanges, and the fences before the tensor cores read P0
-// and P1 written by ordinary stores.
+// and P1 written by ordinary stores; the turn token s1_done is a named
+// barrier of its own.
 // CHECK:sync plan for @sparse_mla_seesaw
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
@@ -101,6 +110,9 @@
 // CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
 // CHECK-NEXT:  barrier    count  readers
 // CHECK-NEXT:  q.reclaim  256    wg0, wg1
+// CHECK-NEXT:tokens (one named barrier each: the signaler arrives, the waiter syncs):
+// CHECK-NEXT:  token    named barrier  count  signals  awaits
+// CHECK-NEXT:  s1_done  4              256    wg1      wg0
 // CHECK-NEXT:shared memory: 231168 B of buffers + 160 B of barriers = 231328 B (before alignment)
 
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
@@ -119,9 +131,6 @@
 #col = #tle.slice<dim = 0, parent = #acc>
 // A tile's indices in the gather warps: lane l holds rows l and l + 32.
 #lanes = #tle.blocked<per_thread = [1], threads = [32], warps = [1]>
-// An output half as global memory wants it: 16 contiguous bytes a thread,
-// a warp a whole row of 512 bytes.
-#rows = #tle.blocked<per_thread = [1, 8], threads = [1, 32], warps = [4, 1]>
 
 func.func @sparse_mla_seesaw(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
@@ -132,7 +141,8 @@ func.func @sparse_mla_seesaw(
     %lse: memref<?x?x?xf32>,
     %sm_scale: f32,
     %attn_sink: memref<?xf32>,
-    %topk_length: memref<?xi32>)
+    %topk_length: memref<?xi32>,
+    %out_map: !tle.tensor_map<64x64xbf16, swizzle = 128>)
     attributes {tle.grid = "(H / 64 * SQ, B): one CTA per query token and 64 heads, a token's head groups adjacent"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -149,6 +159,7 @@ func.func @sparse_mla_seesaw(
   %head_group = arith.remui %cta, %head_groups : index
   %token = arith.divui %cta, %head_groups : index
   %h0 = arith.muli %head_group, %c64 : index
+  %c256 = arith.constant 256 : index
   %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
   %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
   %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32>
@@ -157,6 +168,9 @@ func.func @sparse_mla_seesaw(
   // view give -1, an invalid index (see naive.mlir).
   %row_base = arith.muli %batch, %sq : index
   %row = arith.addi %row_base, %token : index
+  // The CTA's first row of out seen as [B * SQ * H, 512] (out_map).
+  %out_head_rows = arith.muli %row, %heads : index
+  %out_row = arith.addi %out_head_rows, %h0 : index
   %length_i32 = memref.load %topk_length[%row] : memref<?xi32>
   %length_raw = arith.index_cast %length_i32 : i32 to index
   %length_pos = arith.maxsi %length_raw, %c0 : index
@@ -191,14 +205,6 @@ func.func @sparse_mla_seesaw(
         to memref<?x64xbf16, strided<[576, 1], offset: ?>>
   %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %length] [1, 1, 1, 1]
       : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
-  %out_rows = memref.subview %out[%batch, %token, %h0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
-      : memref<?x?x?x512xbf16> to memref<64x512xbf16, strided<[512, 1], offset: ?>>
-  %out_l = memref.subview %out_rows[0, 0] [64, 256] [1, 1]
-      : memref<64x512xbf16, strided<[512, 1], offset: ?>>
-        to memref<64x256xbf16, strided<[512, 1], offset: ?>>
-  %out_r = memref.subview %out_rows[0, 256] [64, 256] [1, 1]
-      : memref<64x512xbf16, strided<[512, 1], offset: ?>>
-        to memref<64x256xbf16, strided<[512, 1], offset: ?>>
   %lse_rows = memref.subview %lse[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
       : memref<?x?x?xf32> to memref<64xf32, strided<[1], offset: ?>>
   %max_rows = memref.subview %max_logits[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
@@ -256,6 +262,8 @@ func.func @sparse_mla_seesaw(
   %l1p = tle.pipe "l1" capacity 1 one_shot
       fields(l = %l1b : memref<1x64xf32, #smem>,
              x = %x1b : memref<1x64xf32, #smem>) readers(wg0)
+  // wg1's S1 retired: wg0 may issue P0 . V0l (see wg0's loop).
+  %s1_done = tle.token "s1_done" from "wg1" to "wg0"
 
   %c127 = arith.constant 127 : index
   %c128 = arith.constant 128 : index
@@ -325,6 +333,10 @@ func.func @sparse_mla_seesaw(
           : tensor<64x256xf32, #acc>, tensor<64xf32, #row>
       %pa = tle.convert_layout %p16
           : tensor<64x64xbf16, #acc> -> tensor<64x64xbf16, #pa>
+      // Not before wg1's S1 has retired: the pair's maximum waits for S1,
+      // so P0 . V0l goes behind it on the tensor cores and runs while wg1
+      // works out its softmax.
+      tle.await %s1_done
       %o_own = tle.wgmma %pa, %v0l, %acc_scaled
           : tensor<64x64xbf16, #pa>, memref<64x256xbf16, #sw>, tensor<64x256xf32, #acc>
       // K0's left half goes back as soon as P0 . V0l retires: the gather
@@ -404,15 +416,16 @@ func.func @sparse_mla_seesaw(
     %acc_done = tle.wgmma_wait %acc pending(0) : tensor<64x256xf32, #acc>
     %o_final = arith.mulf %acc_done, %scale_wide : tensor<64x256xf32, #acc>
     %o16 = arith.truncf %o_final : tensor<64x256xf32, #acc> to tensor<64x256xbf16, #acc>
-    // Out of the wgmma layout through Q's left columns, dead now (wg1
-    // takes the right ones): stored as whole rows, 16 bytes a thread.
+    // Staged through Q's left columns, dead now (wg1 takes the right
+    // ones), with stmatrix.
     %q_part = memref.subview %ql[0, 0, 0] [1, 64, 256] [1, 1, 1]
         : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
     %stage = tle.reclaim %qp reader "wg0" scratch %q_part : memref<64x256xbf16, #sw>
-    %o_rows = tle.convert_layout %o16 scratch %stage
-        : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
-    tle.store %o_rows, %out_l[%c0, %c0]
-        : tensor<64x256xbf16, #rows>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    tle.local_store %o16, %stage : tensor<64x256xbf16, #acc>, memref<64x256xbf16, #sw>
+    // Four boxes of 64 x 64 from the staged tile, copied by the tensor
+    // memory accelerator: the threads only wait for them to be read.
+    tle.tma_store %out_map[%out_row, %c0] from %stage
+        : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x256xbf16, #sw>
     tle.store %lse_v, %lse_rows[%c0]
         : tensor<64xf32, #row>, memref<64xf32, strided<[1], offset: ?>>
     tle.store %max_v, %max_rows[%c0]
@@ -446,6 +459,7 @@ func.func @sparse_mla_seesaw(
           : memref<64x256xbf16, #sw>, memref<64x256xbf16, #sw>, tensor<64x64xf32, #acc>
       %qk = tle.wgmma_wait %s_all pending(0) : tensor<64x64xf32, #acc>
       tle.release %k1lp[%j : index] reader "wg1"
+      tle.signal %s1_done
 
       // Scaled scores plus the gather's bias: -inf for invalid ids.
       %bias_s = tle.broadcast %bias dim 0
@@ -522,10 +536,9 @@ func.func @sparse_mla_seesaw(
     %q_part = memref.subview %qr[0, 0, 0] [1, 64, 256] [1, 1, 1]
         : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
     %stage = tle.reclaim %qp reader "wg1" scratch %q_part : memref<64x256xbf16, #sw>
-    %o_rows = tle.convert_layout %o16 scratch %stage
-        : tensor<64x256xbf16, #acc> -> tensor<64x256xbf16, #rows>, memref<64x256xbf16, #sw>
-    tle.store %o_rows, %out_r[%c0, %c0]
-        : tensor<64x256xbf16, #rows>, memref<64x256xbf16, strided<[512, 1], offset: ?>>
+    tle.local_store %o16, %stage : tensor<64x256xbf16, #acc>, memref<64x256xbf16, #sw>
+    tle.tma_store %out_map[%out_row, %c256] from %stage
+        : !tle.tensor_map<64x64xbf16, swizzle = 128>, memref<64x256xbf16, #sw>
     tle.warp_return
   }
   partition "gather" warps(4) registers(88) {
@@ -539,6 +552,13 @@ func.func @sparse_mla_seesaw(
         : memref<1x64x256xbf16, #sw> to memref<64x256xbf16, #sw>
     %q_t = memref.subview %qt[0, 0, 0] [1, 64, 64] [1, 1, 1]
         : memref<1x64x64xbf16, #sw> to memref<64x64xbf16, #sw>
+    // The first pair's indices load before Q's copies, and each pair's
+    // the pair before: the gather never waits on an index load before its
+    // copies.
+    %ids0_first = tle.load %ids[%c0] padding(-1 : i32)
+        : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
+    %ids1_first = tle.load %ids[%c64] padding(-1 : i32)
+        : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
     tle.gather_rows %q_rows_l from %c0 into %q_l evict = evict_first
         : memref<64x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
     tle.gather_rows %q_rows_r from %c0 into %q_r evict = evict_first
@@ -546,12 +566,15 @@ func.func @sparse_mla_seesaw(
     tle.gather_rows %q_rows_t from %c0 into %q_t evict = evict_first
         : memref<64x64xbf16, strided<[?, 1], offset: ?>>, memref<64x64xbf16, #sw>
     tle.commit %qp
-    scf.for %j = %c0 to %pairs step %c1 {
+    %ids_unused:2 = scf.for %j = %c0 to %pairs step %c1
+        iter_args(%ids0 = %ids0_first, %ids1 = %ids1_first)
+        -> (tensor<64xi32, #lanes>, tensor<64xi32, #lanes>) {
       %first = arith.muli %j, %c128 : index
-      %second = arith.addi %first, %c64 : index
-      %ids0 = tle.load %ids[%first] padding(-1 : i32)
+      %next0 = arith.addi %first, %c128 : index
+      %next1 = arith.addi %next0, %c64 : index
+      %ids0_next = tle.load %ids[%next0] padding(-1 : i32)
           : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
-      %ids1 = tle.load %ids[%second] padding(-1 : i32)
+      %ids1_next = tle.load %ids[%next1] padding(-1 : i32)
           : memref<?xi32, strided<[1], offset: ?>> -> tensor<64xi32, #lanes>
       // Each tile's bias: one unsigned compare covers negative ids, ids
       // past skv and the -1 that loads past topk_length give.
@@ -591,6 +614,7 @@ func.func @sparse_mla_seesaw(
           l2_prefetch = 256 evict = evict_last
           : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
       tle.commit %k1lp[%j : index]
+      scf.yield %ids0_next, %ids1_next : tensor<64xi32, #lanes>, tensor<64xi32, #lanes>
     }
     tle.warp_return
   }

@@ -277,15 +277,19 @@ Status KernelArgs::check(const KernelInfo &kernel) const {
   return checkParams(kernel);
 }
 
-/// Argument `index` is a tensor map.
+/// Argument `index` is a tensor map. Until it succeeds, its parameter
+/// holds no descriptor of its address.
 Status KernelArgs::encodeTensorMap(const KernelInfo &kernel, size_t index,
                                    const TensorMapEncoder &encode) {
+  SourceArg &arg = sourceArgs[index];
+  arg.encoded = false;
   TensorMapEncoding encoding;
   if (Status s = getTensorMapEncoding(kernel, index, encoding); !s)
     return s;
-  if (Status s = encode(encoding, paramStorage(sourceArgs[index].param)); !s)
+  if (Status s = encode(encoding, paramStorage(arg.param)); !s)
     return Status::error("kernel '" + kernel.name + "': " +
                          kernel.args[index].describe(index) + ": " + s.message);
+  arg.encoded = true;
   return Status::ok();
 }
 
@@ -326,6 +330,8 @@ Status KernelArgs::setValues(const KernelInfo &kernel, const uint64_t *values,
       std::memcpy(paramStorage(arg.param + 1), &value, sizeof(value));
       break;
     case KernelArgInfo::Kind::TensorMap:
+      if (arg.encoded && arg.address == value)
+        break;
       arg.address = value;
       if (Status s = encodeTensorMap(kernel, i, encode); !s)
         return s;

@@ -301,8 +301,8 @@ TEST(TensorMapArgs, EncoderFailure) {
                 "): cuTensorMapEncodeTiled failed: CUDA_ERROR_INVALID_VALUE");
 }
 
-/// A plan's launch: new addresses give new descriptors, and an address TMA
-/// cannot take is named.
+/// A plan's launch: new addresses give new descriptors, unchanged ones keep
+/// theirs, and an address TMA cannot take is named.
 TEST(TensorMapArgs, SetValuesEncodesAnew) {
   KernelArgs args = gemmArgs();
   std::vector<TensorMapEncoding> calls;
@@ -318,10 +318,28 @@ TEST(TensorMapArgs, SetValuesEncodesAnew) {
   EXPECT_EQ(calls[1].address, 0x50000u);
   // The shapes are those the list was made with.
   EXPECT_EQ(calls[1].globalDim[0], 1024u);
+  // The same addresses again: the descriptors already hold them.
+  ASSERT_TRUE(args.setValues(gemmKernel(), values, 4, record));
+  EXPECT_EQ(calls.size(), 2u);
+  const uint64_t moved[] = {0x40000, 0x70000, 0x60000, 512};
+  ASSERT_TRUE(args.setValues(gemmKernel(), moved, 4, record));
+  ASSERT_EQ(calls.size(), 3u);
+  EXPECT_EQ(calls[2].address, 0x70000u);
+  // A failed encoding is not kept: the next launch encodes again.
+  auto failing = [](const TensorMapEncoding &, void *) {
+    return Status::error("CUDA_ERROR_INVALID_VALUE");
+  };
+  const uint64_t elsewhere[] = {0x80000, 0x70000, 0x60000, 512};
+  EXPECT_FALSE(args.setValues(gemmKernel(), elsewhere, 4, failing));
+  ASSERT_TRUE(args.setValues(gemmKernel(), elsewhere, 4, record));
+  ASSERT_EQ(calls.size(), 4u);
+  EXPECT_EQ(calls[3].address, 0x80000u);
   const uint64_t misaligned[] = {0x40008, 0x50000, 0x60000, 512};
   EXPECT_EQ(args.setValues(gemmKernel(), misaligned, 4, record).message,
             "kernel 'gemm': argument 0 (" + std::string(kA) +
                 "): the tensor's address 0x40008 is not 16-byte aligned");
+  // Refused again, not launched with the previous descriptor.
+  EXPECT_FALSE(args.setValues(gemmKernel(), misaligned, 4, record));
 }
 
 } // namespace

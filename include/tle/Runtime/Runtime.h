@@ -184,7 +184,9 @@ public:
   /// element types, sizes and strides: `values[i]` is the address of a
   /// memref or tensor map, the value of an index, that of an i32
   /// (sign-extended to 64 bits) or the bits of an f32 (in the low 32 bits).
-  /// Tensor maps are encoded anew with `encode`. For a list already checked
+  /// A tensor map is encoded anew with `encode` when its address differs
+  /// from the one its descriptor holds (a plan launched again with the same
+  /// output skips cuTensorMapEncodeTiled). For a list already checked
   /// against `kernel` (LaunchPlan), so that nothing else is checked again.
   Status setValues(const KernelInfo &kernel, const uint64_t *values,
                    size_t count, const TensorMapEncoder &encode);
@@ -209,6 +211,8 @@ private:
     uint64_t address = 0;
     /// Its first parameter.
     size_t param = 0;
+    /// For a tensor map: its parameter holds the descriptor of `address`.
+    bool encoded = false;
   };
   /// Storage in units that keep the largest alignment a parameter needs: a
   /// tensor map's (KernelArgs.cpp).

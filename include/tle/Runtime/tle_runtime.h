@@ -238,8 +238,9 @@ TLE_RT_API void tle_rt_plan_free(tle_rt_launch_plan *plan);
 TLE_RT_API int tle_rt_plan_num_values(const tle_rt_launch_plan *plan);
 /** One launch with the plan's grid and argument list, each argument's value
     replaced by the next of `count` values: a memref's or a tensor map's
-    address (a tensor map is encoded anew and its address checked, as
-    tle_rt_args_check does), an index's value, an i32's value sign-extended
+    address (a tensor map is encoded anew, and its address checked, as
+    tle_rt_args_check does, when its address differs from the one its
+    descriptor holds), an index's value, an i32's value sign-extended
     to 64 bits, or an f32's bits in the low 32 bits. Everything else (element
     types, sizes, strides) is the list's, as checked when the plan was made:
     the tensors must have those shapes. Enqueued on `stream` and returned

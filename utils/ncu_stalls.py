@@ -67,35 +67,32 @@ def load(path):
              {name: int(row[i] or 0) for i, name in reasons}) for row in body], base
 
 
-def opcode(text):
-    words = text.split()
-    if words and words[0].startswith("@"):
-        words = words[1:]
-    return words[0] if words else ""
-
-
 def as_code(instructions):
-    """The (address, opcode, text, predicated) list partition_sass works on."""
-    return [(addr, opcode(text), text + " ;", text.startswith("@"))
-            for addr, text, _, _ in instructions]
+    """The instructions as partition_sass.parse reads cuobjdump's lines:
+    [(address, opcode, text, predicated)], one per instruction."""
+    code = partition_sass.parse("\n".join(f"/*{addr:04x}*/ {text} ;"
+                                           for addr, text, _, _ in instructions))
+    if len(code) != len(instructions):
+        sys.exit("ncu_stalls: the Source column holds lines that are not SASS "
+                 "instructions (export it with --print-source sass)")
+    return code
 
 
-def last_exit(instructions):
+def last_exit(code):
     """The index of the last EXIT: the retry loops of waits follow it."""
-    return max((i for i, (_, text, _, _) in enumerate(instructions)
-                if opcode(text) == "EXIT"), default=len(instructions) - 1)
+    return max((i for i, (_, op, _, _) in enumerate(code) if op == "EXIT"),
+               default=len(code) - 1)
 
 
-def kinds(instructions):
+def kinds(code):
     """The kind of wait each instruction's samples count as."""
-    end = last_exit(instructions)
+    end = last_exit(code)
     out, pending = [], None
-    for i, (_, text, _, _) in enumerate(instructions):
-        op = opcode(text)
+    for i, (_, op, text, _) in enumerate(code):
         if i > end:
             kind = "mbarrier wait, out of line"
         elif "TRYWAIT" in op or (pending and op == "BRA"
-                                 and text.startswith(f"@!{pending} ")):
+                                 and text.split()[1] == f"@!{pending}"):
             kind = "mbarrier wait"
         elif op.startswith("WARPGROUP.DEPBAR"):
             kind = "multiply wait"
@@ -112,11 +109,11 @@ def kinds(instructions):
     return out
 
 
-def regions(instructions, split, names):
+def regions(code, split, names):
     """[(label, first index, end index)]: the prologue, then a region per
     USETMAXREG up to the last EXIT, each cut further at the --split
     offsets."""
-    code = as_code(instructions[:last_exit(instructions) + 1])
+    code = code[:last_exit(code) + 1]
     bounds = partition_sass.split_partitions(code)
     labels = names or [f"partition {i}" for i in range(len(bounds))]
     out = []
@@ -132,39 +129,39 @@ def regions(instructions, split, names):
     return out
 
 
-def owners(instructions, base, parts):
+def owners(code, base, parts):
     """The region of each instruction: its own, or for a retry loop after
     the last EXIT the region of the branch that jumps to it."""
-    owner = [None] * len(instructions)
+    owner = [None] * len(code)
     for r, (_, begin, end) in enumerate(parts):
         for i in range(begin, end):
             owner[i] = r
-    index = {addr: i for i, (addr, *_) in enumerate(instructions)}
-    end = last_exit(instructions)
+    index = {addr: i for i, (addr, *_) in enumerate(code)}
+    end = last_exit(code)
     entries = {}
     for i in range(end + 1):
-        m = BRANCH.search(instructions[i][1])
+        m = BRANCH.search(code[i][2])
         target = index.get(int(m.group(1), 16) - base) if m else None
         if target is not None and target > end:
             entries.setdefault(target, owner[i])
     current = None
-    for i in range(end + 1, len(instructions)):
+    for i in range(end + 1, len(code)):
         current = entries.get(i, current)
         owner[i] = current
     return owner
 
 
-def report(instructions, base, parts, top, out):
+def report(instructions, code, base, parts, top, out):
     total = sum(s for _, _, s, _ in instructions) or 1
-    kind = kinds(instructions)
-    owner = owners(instructions, base, parts)
+    kind = kinds(code)
+    owner = owners(code, base, parts)
     print(f"{total} samples", file=out)
     for r, (label, begin, end) in enumerate(parts):
         chunk = [i for i in range(len(instructions)) if owner[i] == r]
         mine = sum(instructions[i][2] for i in chunk)
         waits = collections.Counter()
         for i in chunk:
-            if kind[i]:
+            if kind[i] and instructions[i][2]:
                 waits[kind[i]] += instructions[i][2]
         issuing = sum(instructions[i][3].get("selected", 0) for i in chunk)
         shares = ", ".join(f"{k} {100 * v / total:.1f}%" for k, v in waits.most_common())
@@ -192,18 +189,19 @@ def main(argv=None):
                     help="instructions listed per region (default 6)")
     a = ap.parse_args(argv)
     instructions, base = load(a.csv)
+    code = as_code(instructions)
     names = []
     if a.mlir:
         tle_opt = os.environ.get("TLE_OPT") or shutil.which("tle-opt")
         if not tle_opt:
             sys.exit("ncu_stalls: tle-opt not found (put it on PATH or set $TLE_OPT)")
-        names = partition_sass.region_names(as_code(instructions[:last_exit(instructions) + 1]),
+        names = partition_sass.region_names(code[:last_exit(code) + 1],
                                             partition_sass.partition_names(a.mlir, tle_opt))
     try:
         split = [int(x, 16) for x in a.split.split(",") if x]
     except ValueError:
         ap.error(f"--split takes hexadecimal offsets such as 0x7740, not '{a.split}'")
-    report(instructions, base, regions(instructions, split, names), a.top, sys.stdout)
+    report(instructions, code, base, regions(code, split, names), a.top, sys.stdout)
     return 0
 
 

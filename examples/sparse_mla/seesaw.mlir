@@ -47,6 +47,8 @@
 // with TMA stores (tle.tma_store) through the extra argument out_map, a
 // descriptor of out as [B * SQ * H, 512] with 64 x 64 boxes, as FlashMLA
 // does (1-2% faster than storing 16 bytes a thread; docs/benchmarks.md).
+// The memref `out` is then not read or written here: it stays in the
+// signature that every SparseMLA kernel shares.
 // Arguments (out_map after them), semantics and grid are naive.mlir's; a
 // tile past a row's topk_length reads only invalid ids (its P is 0), so
 // any topk that is a multiple of 64 works.

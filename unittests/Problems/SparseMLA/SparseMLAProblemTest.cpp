@@ -61,8 +61,8 @@ TEST(SparseMLAProblem, CheckKernel) {
   EXPECT_EQ(checkError(base, {{"topk_length", "1"}}),
             "sparse_mla: kernel 'sparse_mla_naive' takes no attn_sink and "
             "topk_length, but the shape asks for sink=1 or topk_length=1");
-  // With out_map after them: out's memory as [b * sq * h, 512] (its box
-  // must fit that view).
+  // With out_map after them, a tensor map of out's memory: its element
+  // type must be out's.
   KernelInfo withMap = sparseMLAKernel();
   withMap.args.push_back(tensorMapArg(
       "!tle.tensor_map<64x64xbf16, swizzle = 128>", "bf16", {64, 64}, 128));
@@ -70,7 +70,10 @@ TEST(SparseMLAProblem, CheckKernel) {
   status = problem->checkKernel(withMap);
   EXPECT_TRUE(status) << status.message;
   withMap.args.back().elementType = "f32";
-  EXPECT_NE(checkError(withMap).find("argument 9"), std::string::npos);
+  EXPECT_EQ(checkError(withMap),
+            "sparse_mla: kernel 'sparse_mla_naive': argument 9 "
+            "(!tle.tensor_map<64x64xbf16, swizzle = 128>): the element type "
+            "is f32, the tensor passed holds bf16");
 }
 
 TEST(SparseMLAProblem, KernelMismatches) {

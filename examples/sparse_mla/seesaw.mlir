@@ -150,7 +150,6 @@ func.func @sparse_mla_seesaw(
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
-  %c63 = arith.constant 63 : index
   %c64 = arith.constant 64 : index
   // The CTAs of one token's head groups are neighbours in the grid, so
   // that they gather the same KV rows while those are in L2.
@@ -177,8 +176,6 @@ func.func @sparse_mla_seesaw(
   %length_raw = arith.index_cast %length_i32 : i32 to index
   %length_pos = arith.maxsi %length_raw, %c0 : index
   %length = arith.minsi %length_pos, %topk : index
-  %length_up = arith.addi %length, %c63 : index
-  %tiles = arith.divui %length_up, %c64 : index
 
   // This CTA's rows of every tensor, Q and KV split into the columns each
   // field holds.

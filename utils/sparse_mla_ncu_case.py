@@ -10,6 +10,8 @@ tle_seesaw, tle_NAME with NAME=KERNEL given, ...); tle must be importable.
 With IDS=invalid in the environment every index is -1: no KV row is read
 and all the math still runs (utils/sparse_mla_memory_probe.py), which
 profiles the consumers' path without the gather's memory latency.
+SQ=n and TOPK=k in the environment change those two sizes, e.g. TOPK=128
+(one pair of KV tiles per CTA) to see where the cost of each CTA goes.
 """
 
 import math
@@ -34,7 +36,9 @@ def main(argv):
     options.tle_kernel = argv[1:]
     loaders, _ = bench.select_implementations(argv[0], options)
     fn = loaders[argv[0]](options)
-    q, kv, idx = make_inputs(512, 65536, 128, 2048, seed=7)
+    sq = int(os.environ.get("SQ", 512))
+    topk = int(os.environ.get("TOPK", 2048))
+    q, kv, idx = make_inputs(sq, 65536, 128, topk, seed=7)
     if os.environ.get("IDS") == "invalid":
         idx = torch.full_like(idx, -1)
     torch.cuda.synchronize()

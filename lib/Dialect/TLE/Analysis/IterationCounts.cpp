@@ -4,6 +4,8 @@
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -136,8 +138,13 @@ private:
   std::optional<Polynomial> tripCount(scf::ForOp loop);
   /// max(0, span) for a step of 1.
   std::optional<Polynomial> stepOneTrips(const Polynomial &span);
-  /// The guard `branch`'s condition states in its then-region, if it is a
-  /// signed comparison of a value with a constant.
+  /// `cmp` as `x > k` (signed) for a value x and a constant k, if it is
+  /// one: a signed comparison of a value with a constant, or an unsigned
+  /// or inequality test of a never-negative value against 0 or 1 (`x != 0`,
+  /// `x >u 0`, `x >=u 1`, ...), which for such a value says `x > 0`.
+  std::optional<std::pair<Value, int64_t>> asGreaterThan(arith::CmpIOp cmp);
+  /// The guard `branch`'s condition states in its then-region, if it is
+  /// `x > k` (asGreaterThan).
   std::optional<Guard> getGuard(scf::IfOp branch);
   /// The guards of the then-branches around `op` inside the partition.
   SmallVector<Guard> getGuardsAround(Operation *op);
@@ -242,6 +249,14 @@ std::optional<Polynomial> Counter::compute(Value value) {
       return input();
     args.push_back(*p);
   }
+  // A comparison that says `x > k` is the same condition, and the same
+  // unknown, as the test of a loop's trip count (greaterThan).
+  if (auto cmp = dyn_cast<arith::CmpIOp>(def))
+    if (auto greater = asGreaterThan(cmp))
+      if (std::optional<Polynomial> x = of(greater->first))
+        return this->opaque("cmpi.sgt",
+                            {*x, Polynomial::constant(greater->second)},
+                            /*commutative=*/false);
   auto opaque = [&](bool commutative) -> std::optional<Polynomial> {
     std::string name = def->getName().stripDialect().str();
     if (auto cmp = dyn_cast<arith::CmpIOp>(def))
@@ -479,33 +494,118 @@ std::optional<Polynomial> Counter::takenInLoop(scf::IfOp branch,
   return *one ? std::optional(any) : add(*trips, any, -1);
 }
 
+/// Whether `value` is never negative as a signed integer, by what defines
+/// it: sizes and ids, unsigned divisions and remainders by constants,
+/// zero extensions from fewer bits, and sums, products, minima, maxima and
+/// selections of such values, never through a truncation. (Sums and
+/// products as the counts model them, without overflow.)
+static bool isNeverNegative(Value value, unsigned depth = 0) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return !constant.isNegative();
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 16)
+    return false;
+  auto positiveConstant = [](Value v, int64_t atLeast) {
+    APInt c;
+    return matchPattern(v, m_ConstantInt(&c)) && !c.isNegative() &&
+           c.getSExtValue() >= atLeast;
+  };
+  auto never = [&](Value v) { return isNeverNegative(v, depth + 1); };
+  auto bits = [](Value v) {
+    return v.getType().isIndex() ? 64u : v.getType().getIntOrFloatBitWidth();
+  };
+  return llvm::TypeSwitch<Operation *, bool>(def)
+      .Case<memref::DimOp, gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp,
+            gpu::GridDimOp>([](auto) { return true; })
+      // (2^64 - 1) / 2 < 2^63; a remainder is below its divisor.
+      .Case([&](arith::DivUIOp op) {
+        return positiveConstant(op.getRhs(), 2) ||
+               (never(op.getLhs()) && never(op.getRhs()));
+      })
+      .Case([&](arith::RemUIOp op) {
+        return positiveConstant(op.getRhs(), 1) || never(op.getLhs());
+      })
+      .Case([&](arith::ShRUIOp op) {
+        return positiveConstant(op.getRhs(), 1) || never(op.getLhs());
+      })
+      .Case<arith::DivSIOp, arith::CeilDivSIOp, arith::FloorDivSIOp,
+            arith::CeilDivUIOp>([&](auto op) {
+        return never(op.getLhs()) && positiveConstant(op.getRhs(), 1);
+      })
+      // A truncation may set the sign bit.
+      .Case<arith::ExtUIOp, arith::IndexCastUIOp>([&](auto op) {
+        return bits(op.getIn()) < bits(op.getOut()) ||
+               (bits(op.getIn()) == bits(op.getOut()) && never(op.getIn()));
+      })
+      .Case<arith::ExtSIOp, arith::IndexCastOp>([&](auto op) {
+        return bits(op.getIn()) <= bits(op.getOut()) && never(op.getIn());
+      })
+      .Case<arith::MaxSIOp, arith::MinUIOp, arith::AndIOp>(
+          [&](auto op) { return never(op.getLhs()) || never(op.getRhs()); })
+      .Case<arith::MinSIOp, arith::MaxUIOp, arith::AddIOp, arith::MulIOp,
+            arith::OrIOp>(
+          [&](auto op) { return never(op.getLhs()) && never(op.getRhs()); })
+      .Case([&](arith::SelectOp op) {
+        return never(op.getTrueValue()) && never(op.getFalseValue());
+      })
+      .Default([](Operation *) { return false; });
+}
+
+std::optional<std::pair<Value, int64_t>>
+Counter::asGreaterThan(arith::CmpIOp cmp) {
+  std::optional<Polynomial> lhs = of(cmp.getLhs()), rhs = of(cmp.getRhs());
+  if (!lhs || !rhs)
+    return std::nullopt;
+  std::optional<int64_t> lc = lhs->getConstant(), rc = rhs->getConstant();
+  // As x <pred> k, the constant on the right.
+  using P = arith::CmpIPredicate;
+  Value x = cmp.getLhs();
+  P pred = cmp.getPredicate();
+  std::optional<int64_t> k = rc;
+  if (!rc && lc) {
+    x = cmp.getRhs();
+    pred = swapOperands(pred);
+    k = lc;
+  }
+  if (!k || (lc && rc))
+    return std::nullopt;
+  // x > k, x >= k + 1; for a never-negative x, x != 0, x >u 0 and
+  // x >=u 1 are x > 0.
+  switch (pred) {
+  case P::sgt:
+    return std::pair(x, *k);
+  case P::sge:
+    if (*k > INT64_MIN)
+      return std::pair(x, *k - 1);
+    return std::nullopt;
+  case P::ne:
+  case P::ugt:
+    if (*k == 0 && isNeverNegative(x))
+      return std::pair(x, int64_t{0});
+    return std::nullopt;
+  case P::uge:
+    if (*k == 1 && isNeverNegative(x))
+      return std::pair(x, int64_t{0});
+    return std::nullopt;
+  default:
+    return std::nullopt;
+  }
+}
+
 std::optional<Counter::Guard> Counter::getGuard(scf::IfOp branch) {
   auto cmp = branch.getCondition().getDefiningOp<arith::CmpIOp>();
   std::optional<Polynomial> condition = of(branch.getCondition());
   if (!cmp || !condition || condition->getConstant())
     return std::nullopt;
-  std::optional<Polynomial> lhs = of(cmp.getLhs()), rhs = of(cmp.getRhs());
-  if (!lhs || !rhs)
+  auto greater = asGreaterThan(cmp);
+  if (!greater || greater->second == INT64_MAX)
     return std::nullopt;
-  std::optional<int64_t> lc = lhs->getConstant(), rc = rhs->getConstant();
-  // value > k is value >= k + 1; k < value likewise.
-  std::optional<Guard> guard;
-  using P = arith::CmpIPredicate;
-  switch (cmp.getPredicate()) {
-  case P::sgt:
-  case P::sge:
-    if (rc && *rc < INT64_MAX)
-      guard = Guard{*lhs, *rc + (cmp.getPredicate() == P::sgt)};
-    break;
-  case P::slt:
-  case P::sle:
-    if (lc && *lc < INT64_MAX)
-      guard = Guard{*rhs, *lc + (cmp.getPredicate() == P::slt)};
-    break;
-  default:
-    break;
-  }
-  return guard;
+  std::optional<Polynomial> value = of(greater->first);
+  if (!value)
+    return std::nullopt;
+  // value > k is value >= k + 1.
+  return Guard{*value, greater->second + 1};
 }
 
 SmallVector<Counter::Guard> Counter::getGuardsAround(Operation *op) {

@@ -46,6 +46,85 @@ func.func @carried(%n: index) {
 
 // -----
 
+// The same guard written as an unsigned test, `n >u 0`, of a count that is
+// never negative (an unsigned division by a constant): for such a value it
+// says n > 0, and the counts are proven as above. `0 != n` says the same.
+// CHECK-LABEL: func.func @carried_ugt
+func.func @carried_ugt(%arg: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = arith.divui %arg, %c64 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %pos = arith.cmpi ugt, %n, %c0 : index
+    scf.if %pos {
+      %first = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+      %last = arith.subi %n, %c1 : index
+      %held = scf.for %i = %c0 to %last step %c1 iter_args(%cur = %first) -> memref<64xf32, 3> {
+        %next = arith.addi %i, %c1 : index
+        %v = tle.wait %p[%next : index] reader "r" -> memref<64xf32, 3>
+        %x = memref.load %cur[%c0] : memref<64xf32, 3>
+        tle.release %p[%i : index] reader "r"
+        scf.yield %v : memref<64xf32, 3>
+      }
+      %y = memref.load %held[%c0] : memref<64xf32, 3>
+      tle.release %p[%last : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @carried_ne
+func.func @carried_ne(%arg: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %n = arith.divui %arg, %c64 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %pos = arith.cmpi ne, %c0, %n : index
+    scf.if %pos {
+      %first = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+      %last = arith.subi %n, %c1 : index
+      %held = scf.for %i = %c0 to %last step %c1 iter_args(%cur = %first) -> memref<64xf32, 3> {
+        %next = arith.addi %i, %c1 : index
+        %v = tle.wait %p[%next : index] reader "r" -> memref<64xf32, 3>
+        %x = memref.load %cur[%c0] : memref<64xf32, 3>
+        tle.release %p[%i : index] reader "r"
+        scf.yield %v : memref<64xf32, 3>
+      }
+      %y = memref.load %held[%c0] : memref<64xf32, 3>
+      tle.release %p[%last : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // Carrying a view through iter_args is not a write: a field that two
 // readers read stays read-only, and the loop that carries it does not
 // count as writing it.

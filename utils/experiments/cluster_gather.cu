@@ -18,34 +18,45 @@
 //   ./cluster_gather [tokens=4096] [skv=65536]
 //
 // Results: docs/benchmarks.md (2026-12-02).
-#include <cuda.h>
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
 #include <random>
 #include <vector>
 
 constexpr int D = 576, ROWS = 64, CHUNKS = 9;
 constexpr int TILE_BYTES = ROWS * D * 2;
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); exit(1); } } while (0)
+#define CK(x)                                                                  \
+  do {                                                                         \
+    cudaError_t e = (x);                                                       \
+    if (e != cudaSuccess) {                                                    \
+      printf("%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e));         \
+      exit(1);                                                                 \
+    }                                                                          \
+  } while (0)
 
 __device__ __forceinline__ uint32_t s32(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 __device__ __forceinline__ void cluster_sync() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait."
+               "acquire.aligned;" ::
+                   : "memory");
 }
 
 template <bool kCluster>
-__device__ void gather_cpasync(const __nv_bfloat16 *kv, const int *ids, int topk, int skv, unsigned char *dump) {
+__device__ void gather_cpasync(const __nv_bfloat16 *kv, const int *ids,
+                               int topk, int skv, unsigned char *dump) {
   extern __shared__ __align__(1024) unsigned char smem[];
   int token = blockIdx.x / 2, tid = threadIdx.x;
   const int *row_ids = ids + (size_t)token * topk;
   uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;"
+               : "=l"(policy));
   int tiles = topk / ROWS;
   for (int t = 0; t < tiles; ++t) {
     unsigned char *buf = smem + (t & 1) * TILE_BYTES;
@@ -54,35 +65,48 @@ __device__ void gather_cpasync(const __nv_bfloat16 *kv, const int *ids, int topk
       int r = tid / 8 + 16 * k;
       int id = row_ids[t * ROWS + r];
       bool valid = (unsigned)id < (unsigned)skv;
-      const unsigned char *src = (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
+      const unsigned char *src =
+          (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
       for (int c = 0; c < CHUNKS; ++c) {
         // The XOR applied to the whole address (as TLE's gather does): given
         // a uniform base apart, ptxas 13.0 emits an LDGSTS that faults.
-        uint32_t dst = (s32(buf) + c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2, %3;" ::"r"(dst),
-                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy) : "memory");
+        uint32_t dst =
+            (s32(buf) + c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
+        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
+                     "[%1], 16, %2, %3;" ::"r"(dst),
+                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy)
+                     : "memory");
       }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
     asm volatile("cp.async.wait_group 1;" ::: "memory");
     __syncthreads();
-    if (kCluster) cluster_sync();
+    if (kCluster)
+      cluster_sync();
   }
   asm volatile("cp.async.wait_group 0;" ::: "memory");
   __syncthreads();
   if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x) dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
-  if (kCluster) cluster_sync();
+    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
+      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+  if (kCluster)
+    cluster_sync();
 }
 
-__global__ void __launch_bounds__(128, 1) kA(const __nv_bfloat16 *kv, const int *ids, int topk, int skv, unsigned char *dump) {
+__global__ void __launch_bounds__(128, 1)
+    kA(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
+       unsigned char *dump) {
   gather_cpasync<false>(kv, ids, topk, skv, dump);
 }
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kAC(const __nv_bfloat16 *kv, const int *ids, int topk, int skv, unsigned char *dump) {
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
+    kAC(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
+        unsigned char *dump) {
   gather_cpasync<true>(kv, ids, topk, skv, dump);
 }
 
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kB(const __grid_constant__ CUtensorMap map, const int *ids, int topk, unsigned char *dump) {
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
+    kB(const __grid_constant__ CUtensorMap map, const int *ids, int topk,
+       unsigned char *dump) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ __align__(8) uint64_t full[2];
   int token = blockIdx.x / 2, tid = threadIdx.x;
@@ -90,7 +114,8 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kB(const __g
   asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
   const int *row_ids = ids + (size_t)token * topk;
   if (tid == 0) {
-    for (int b = 0; b < 2; ++b) asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&full[b])));
+    for (int b = 0; b < 2; ++b)
+      asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&full[b])));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   cluster_sync();
@@ -99,36 +124,49 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kB(const __g
     int b = t & 1;
     unsigned char *buf = smem + b * TILE_BYTES;
     if (tid == 0)
-      asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(s32(&full[b])), "r"(TILE_BYTES) : "memory");
+      asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(
+                       s32(&full[b])),
+                   "r"(TILE_BYTES)
+                   : "memory");
     for (int i = tid; i < 32 * CHUNKS; i += blockDim.x) {
       int r = 32 * rank + i / CHUNKS, c = i % CHUNKS;
       int id = row_ids[t * ROWS + r];
-      asm volatile(
-          "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
-          " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(s32(buf + c * 8192 + r * 128)),
-          "l"(&map), "r"(c * 64), "r"(id), "r"(s32(&full[b])), "h"((uint16_t)3) : "memory");
+      asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                   "complete_tx::bytes.multicast::cluster"
+                   " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(
+                       s32(buf + c * 8192 + r * 128)),
+                   "l"(&map), "r"(c * 64), "r"(id), "r"(s32(&full[b])),
+                   "h"((uint16_t)3)
+                   : "memory");
     }
   };
   auto wait = [&](int t) {
     int b = t & 1;
     uint32_t phase = (t >> 1) & 1;
-    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])), "r"(phase) : "memory");
+    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, "
+                 "[%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])),
+                 "r"(phase)
+                 : "memory");
   };
   for (int t = 0; t < tiles; ++t) {
     issue(t);
-    if (t > 0) wait(t - 1);
+    if (t > 0)
+      wait(t - 1);
     cluster_sync();
   }
   wait(tiles - 1);
   if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x) dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
+      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
   cluster_sync();
 }
 
 // C: each CTA loads half of the rows into registers and stores every piece
 // into its own shared memory and, with st.async, into its peer's, whose
 // barrier counts the bytes (complete_tx); a cluster barrier per tile.
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kC(const __nv_bfloat16 *kv, const int *ids, int topk, int skv, unsigned char *dump) {
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
+    kC(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
+       unsigned char *dump) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ __align__(8) uint64_t full[2];
   int token = blockIdx.x / 2, tid = threadIdx.x;
@@ -137,21 +175,31 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kC(const __n
   uint32_t peer = rank ^ 1;
   const int *row_ids = ids + (size_t)token * topk;
   if (tid == 0) {
-    for (int b = 0; b < 2; ++b) asm volatile("mbarrier.init.shared.b64 [%0], 128;" ::"r"(s32(&full[b])));
+    for (int b = 0; b < 2; ++b)
+      asm volatile("mbarrier.init.shared.b64 [%0], 128;" ::"r"(s32(&full[b])));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   cluster_sync();
   uint32_t remote_full[2];
   for (int b = 0; b < 2; ++b)
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_full[b]) : "r"(s32(&full[b])), "r"(peer));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote_full[b])
+                 : "r"(s32(&full[b])), "r"(peer));
   uint32_t remote_base;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_base) : "r"(s32(smem)), "r"(peer));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote_base)
+               : "r"(s32(smem)), "r"(peer));
   int tiles = topk / ROWS, u = tid % 8;
   auto issue = [&](int t) {
     int b = t & 1;
-    uint32_t local = s32(smem + b * TILE_BYTES), remote = remote_base + b * TILE_BYTES;
+    uint32_t local = s32(smem + b * TILE_BYTES),
+             remote = remote_base + b * TILE_BYTES;
     if (tid == 0)
-      asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(s32(&full[b])), "r"(32 * D * 2) : "memory");
+      asm volatile(
+          "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
+              s32(&full[b])),
+          "r"(32 * D * 2)
+          : "memory");
     for (int k = 0; k < 2; ++k) {
       int r = 32 * rank + tid / 8 + 16 * k;
       int id = row_ids[t * ROWS + r];
@@ -160,32 +208,46 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kC(const __n
       uint4 v[CHUNKS];
       for (int c = 0; c < CHUNKS; ++c) {
         if (valid)
-          asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v[c].x), "=r"(v[c].y), "=r"(v[c].z), "=r"(v[c].w) : "l"(src + c * 8));
+          asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                       : "=r"(v[c].x), "=r"(v[c].y), "=r"(v[c].z), "=r"(v[c].w)
+                       : "l"(src + c * 8));
         else
           v[c] = make_uint4(0, 0, 0, 0);
       }
       for (int c = 0; c < CHUNKS; ++c) {
         uint32_t off = (c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-        asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(local + off), "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w) : "memory");
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(remote + off),
-                     "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w), "r"(remote_full[b]) : "memory");
+        asm volatile(
+            "st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(local + off),
+            "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w)
+            : "memory");
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4."
+                     "b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(remote + off),
+                     "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w),
+                     "r"(remote_full[b])
+                     : "memory");
       }
     }
-    asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(s32(&full[b])) : "memory");
+    asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(s32(&full[b]))
+                 : "memory");
   };
   auto wait = [&](int t) {
     int b = t & 1;
     uint32_t phase = (t >> 1) & 1;
-    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])), "r"(phase) : "memory");
+    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, "
+                 "[%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])),
+                 "r"(phase)
+                 : "memory");
   };
   for (int t = 0; t < tiles; ++t) {
     issue(t);
-    if (t > 0) wait(t - 1);
+    if (t > 0)
+      wait(t - 1);
     cluster_sync();
   }
   wait(tiles - 1);
   if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x) dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
+      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
   cluster_sync();
 }
 
@@ -193,7 +255,9 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kC(const __n
 // memory, then, once they have landed, copies them into its peer's with
 // bulk shared::cta -> shared::cluster copies (4 KiB a 64-column chunk),
 // whose bytes the peer's barrier counts; a cluster barrier per tile.
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kD(const __nv_bfloat16 *kv, const int *ids, int topk, int skv, unsigned char *dump) {
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
+    kD(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
+       unsigned char *dump) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ __align__(8) uint64_t full[2];
   int token = blockIdx.x / 2, tid = threadIdx.x;
@@ -202,16 +266,22 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kD(const __n
   uint32_t peer = rank ^ 1;
   const int *row_ids = ids + (size_t)token * topk;
   uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;"
+               : "=l"(policy));
   if (tid == 0) {
-    for (int b = 0; b < 2; ++b) asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&full[b])));
+    for (int b = 0; b < 2; ++b)
+      asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&full[b])));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
   cluster_sync();
   uint32_t remote_full[2], remote_base;
   for (int b = 0; b < 2; ++b)
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_full[b]) : "r"(s32(&full[b])), "r"(peer));
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_base) : "r"(s32(smem)), "r"(peer));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(remote_full[b])
+                 : "r"(s32(&full[b])), "r"(peer));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote_base)
+               : "r"(s32(smem)), "r"(peer));
   int tiles = topk / ROWS, u = tid % 8;
   auto issue = [&](int t) {
     uint32_t local = s32(smem + (t & 1) * TILE_BYTES);
@@ -219,11 +289,14 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kD(const __n
       int r = 32 * rank + tid / 8 + 16 * k;
       int id = row_ids[t * ROWS + r];
       bool valid = (unsigned)id < (unsigned)skv;
-      const unsigned char *src = (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
+      const unsigned char *src =
+          (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
       for (int c = 0; c < CHUNKS; ++c) {
         uint32_t dst = (local + c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], [%1], 16, %2, %3;" ::"r"(dst),
-                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy) : "memory");
+        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
+                     "[%1], 16, %2, %3;" ::"r"(dst),
+                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy)
+                     : "memory");
       }
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -235,16 +308,26 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kD(const __n
     __syncthreads();
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
     if (tid == 0) {
-      asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(s32(&full[b])), "r"(32 * D * 2) : "memory");
-      uint32_t local = s32(smem + b * TILE_BYTES), remote = remote_base + b * TILE_BYTES;
+      asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(
+                       s32(&full[b])),
+                   "r"(32 * D * 2)
+                   : "memory");
+      uint32_t local = s32(smem + b * TILE_BYTES),
+               remote = remote_base + b * TILE_BYTES;
       for (int c = 0; c < CHUNKS; ++c) {
         uint32_t off = c * 8192 + rank * 4096;
-        asm volatile("cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%0], [%1], 4096, [%2];" ::"r"(remote + off),
-                     "r"(local + off), "r"(remote_full[b]) : "memory");
+        asm volatile(
+            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::"
+            "bytes [%0], [%1], 4096, [%2];" ::"r"(remote + off),
+            "r"(local + off), "r"(remote_full[b])
+            : "memory");
       }
     }
     uint32_t phase = (t >> 1) & 1;
-    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, [%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])), "r"(phase) : "memory");
+    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, "
+                 "[%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])),
+                 "r"(phase)
+                 : "memory");
   };
   for (int t = 0; t < tiles; ++t) {
     issue(t);
@@ -257,87 +340,146 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1) kD(const __n
   asm volatile("cp.async.wait_group 0;" ::: "memory");
   share_and_wait(tiles - 1);
   if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x) dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
+      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
   cluster_sync();
 }
 
 int main(int argc, char **argv) {
-  int ntok = argc > 1 ? atoi(argv[1]) : 4096, topk = 2048, skv = argc > 2 ? atoi(argv[2]) : 65536;
+  int ntok = argc > 1 ? atoi(argv[1]) : 4096, topk = 2048,
+      skv = argc > 2 ? atoi(argv[2]) : 65536;
   size_t kvn = (size_t)skv * D;
   std::vector<__nv_bfloat16> hkv(kvn);
   std::mt19937 rng(7);
-  for (size_t i = 0; i < kvn; ++i) hkv[i] = __float2bfloat16((float)(rng() % 2000) / 1000.f - 1.f);
+  for (size_t i = 0; i < kvn; ++i)
+    hkv[i] = __float2bfloat16((float)(rng() % 2000) / 1000.f - 1.f);
   std::vector<int> hids((size_t)ntok * topk);
-  for (auto &x : hids) x = rng() % skv;
-  __nv_bfloat16 *kv; int *ids; unsigned char *dA, *dB;
-  CK(cudaMalloc(&kv, kvn * 2)); CK(cudaMalloc(&ids, hids.size() * 4));
-  CK(cudaMalloc(&dA, TILE_BYTES)); CK(cudaMalloc(&dB, TILE_BYTES));
+  for (auto &x : hids)
+    x = rng() % skv;
+  __nv_bfloat16 *kv;
+  int *ids;
+  unsigned char *dA, *dB;
+  CK(cudaMalloc(&kv, kvn * 2));
+  CK(cudaMalloc(&ids, hids.size() * 4));
+  CK(cudaMalloc(&dA, TILE_BYTES));
+  CK(cudaMalloc(&dB, TILE_BYTES));
   CK(cudaMemcpy(kv, hkv.data(), kvn * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(ids, hids.data(), hids.size() * 4, cudaMemcpyHostToDevice));
   CUtensorMap map;
   cuuint64_t dims[2] = {(cuuint64_t)D, (cuuint64_t)skv};
   cuuint64_t strides[1] = {(cuuint64_t)D * 2};
   cuuint32_t box[2] = {64, 1}, estr[2] = {1, 1};
-  CUresult cr = cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, kv, dims, strides, box, estr,
-                                       CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (cr != CUDA_SUCCESS) { printf("encode failed %d\n", (int)cr); return 1; }
+  CUresult cr = cuTensorMapEncodeTiled(
+      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, kv, dims, strides, box, estr,
+      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (cr != CUDA_SUCCESS) {
+    printf("encode failed %d\n", (int)cr);
+    return 1;
+  }
   int smem = 2 * TILE_BYTES;
-  CK(cudaFuncSetAttribute(kA, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CK(cudaFuncSetAttribute(kAC, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CK(cudaFuncSetAttribute(kB, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CK(cudaFuncSetAttribute(kC, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  CK(cudaFuncSetAttribute(kD, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  CK(cudaFuncSetAttribute(kA, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          smem));
+  CK(cudaFuncSetAttribute(kAC, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          smem));
+  CK(cudaFuncSetAttribute(kB, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          smem));
+  CK(cudaFuncSetAttribute(kC, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          smem));
+  CK(cudaFuncSetAttribute(kD, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          smem));
   dim3 grid(2 * ntok), block(128);
   auto runA = [&]() { kA<<<grid, block, smem>>>(kv, ids, topk, skv, dA); };
   auto runAC = [&]() { kAC<<<grid, block, smem>>>(kv, ids, topk, skv, dA); };
   auto runB = [&]() { kB<<<grid, block, smem>>>(map, ids, topk, dB); };
   auto runC = [&]() { kC<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
   auto runD = [&]() { kD<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
-  runA(); CK(cudaGetLastError()); CK(cudaDeviceSynchronize()); printf("A ok\n");
-  runAC(); CK(cudaGetLastError()); CK(cudaDeviceSynchronize()); printf("AC ok\n");
-  runA(); CK(cudaDeviceSynchronize());
-  runB(); CK(cudaGetLastError()); CK(cudaDeviceSynchronize()); printf("B ok\n");
+  runA();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  printf("A ok\n");
+  runAC();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  printf("AC ok\n");
+  runA();
+  CK(cudaDeviceSynchronize());
+  runB();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  printf("B ok\n");
   std::vector<unsigned char> a(TILE_BYTES), b(TILE_BYTES);
   CK(cudaMemcpy(a.data(), dA, TILE_BYTES, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
   int diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i) diff += a[i] != b[i];
-  printf("layout: %d of %d bytes differ between cp.async and TMA one-row boxes\n", diff, TILE_BYTES);
-  runC(); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+  for (int i = 0; i < TILE_BYTES; ++i)
+    diff += a[i] != b[i];
+  printf(
+      "layout: %d of %d bytes differ between cp.async and TMA one-row boxes\n",
+      diff, TILE_BYTES);
+  runC();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
   CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
   diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i) diff += a[i] != b[i];
+  for (int i = 0; i < TILE_BYTES; ++i)
+    diff += a[i] != b[i];
   printf("layout: %d bytes differ between A and C (st.async)\n", diff);
-  runD(); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
+  runD();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
   CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
   diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i) diff += a[i] != b[i];
-  printf("layout: %d bytes differ between A and D (bulk copy to the peer)\n", diff);
-  runAC(); CK(cudaDeviceSynchronize());
+  for (int i = 0; i < TILE_BYTES; ++i)
+    diff += a[i] != b[i];
+  printf("layout: %d bytes differ between A and D (bulk copy to the peer)\n",
+         diff);
+  runAC();
+  CK(cudaDeviceSynchronize());
   CK(cudaMemcpy(b.data(), dA, TILE_BYTES, cudaMemcpyDeviceToHost));
   diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i) diff += a[i] != b[i];
+  for (int i = 0; i < TILE_BYTES; ++i)
+    diff += a[i] != b[i];
   printf("layout: %d bytes differ between A and AC\n", diff);
-  cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
+  cudaEvent_t e0, e1;
+  cudaEventCreate(&e0);
+  cudaEventCreate(&e1);
   double bytes = 2.0 * ntok * topk * D * 2;
   float best[5] = {1e9, 1e9, 1e9, 1e9, 1e9}, sum[5] = {0, 0, 0, 0, 0};
-  const char *names[5] = {"A  cp.async, every row", "AC cp.async, every row, cluster barrier", "B  TMA multicast, half the rows each",
-                          "C  half the rows, st.shared + st.async to the peer",
-                          "D  half the rows by cp.async, bulk copy to the peer"};
+  const char *names[5] = {
+      "A  cp.async, every row", "AC cp.async, every row, cluster barrier",
+      "B  TMA multicast, half the rows each",
+      "C  half the rows, st.shared + st.async to the peer",
+      "D  half the rows by cp.async, bulk copy to the peer"};
   auto run = [&](int k) {
-    if (k == 0) runA(); else if (k == 1) runAC(); else if (k == 2) runB(); else if (k == 3) runC(); else runD();
+    if (k == 0)
+      runA();
+    else if (k == 1)
+      runAC();
+    else if (k == 2)
+      runB();
+    else if (k == 3)
+      runC();
+    else
+      runD();
   };
   for (int round = 0; round < 5; ++round)
     for (int k = 0; k < 5; ++k) {
-      for (int w = 0; w < 2; ++w) run(k);
+      for (int w = 0; w < 2; ++w)
+        run(k);
       cudaEventRecord(e0);
-      for (int rep = 0; rep < 10; ++rep) run(k);
-      cudaEventRecord(e1); CK(cudaEventSynchronize(e1));
-      float ms; cudaEventElapsedTime(&ms, e0, e1); ms /= 10;
-      best[k] = ms < best[k] ? ms : best[k]; sum[k] += ms;
+      for (int rep = 0; rep < 10; ++rep)
+        run(k);
+      cudaEventRecord(e1);
+      CK(cudaEventSynchronize(e1));
+      float ms;
+      cudaEventElapsedTime(&ms, e0, e1);
+      ms /= 10;
+      best[k] = ms < best[k] ? ms : best[k];
+      sum[k] += ms;
     }
   for (int k = 0; k < 5; ++k)
-    printf("%-44s min %.3f ms, mean %.3f ms, %.2f TB/s into shared memory\n", names[k], best[k], sum[k] / 5, bytes / best[k] / 1e9);
+    printf("%-44s min %.3f ms, mean %.3f ms, %.2f TB/s into shared memory\n",
+           names[k], best[k], sum[k] / 5, bytes / best[k] / 1e9);
   return 0;
 }

@@ -10,8 +10,10 @@
 //      its own shared memory and, with st.async, into its peer's
 //   D  each CTA gathers half of the rows with cp.async and, once they have
 //      landed, bulk-copies them into its peer's shared memory
-// It checks that B, C and D lay a tile out as A does, then times each (CUDA
-// events, 10 launches, best of 5 interleaved rounds).
+//   C2, D2  C (its loads a tile ahead) and D, each CTA handing its buffers
+//      back to its peer through barriers instead of a cluster barrier
+// It checks that B, C, D, C2 and D2 lay a tile out as A does, then times each
+// (CUDA events, 10 launches, best of 5 interleaved rounds).
 //
 //   nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 \
 //     utils/experiments/cluster_gather.cu -o cluster_gather -lcuda
@@ -24,7 +26,9 @@
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <functional>
 #include <random>
+#include <utility>
 #include <vector>
 
 constexpr int D = 576, ROWS = 64, CHUNKS = 9;
@@ -345,6 +349,227 @@ __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
   cluster_sync();
 }
 
+// C2 and D2 hand buffers back through barriers instead of a cluster barrier
+// per tile: after a CTA has waited for tile t, it arrives on its peer's
+// `peer_free` barrier of that buffer, and a CTA forwards tile t + 2 into
+// its peer's buffer only once that barrier says the peer is done with t.
+struct Exchange {
+  uint32_t rank, peer, full[2], peer_free[2], remote_full[2],
+      remote_peer_free[2], remote_base;
+};
+
+__device__ Exchange setup_exchange(uint64_t *full, uint64_t *peer_free,
+                                   unsigned char *smem, uint32_t full_count) {
+  Exchange x;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(x.rank));
+  x.peer = x.rank ^ 1;
+  if (threadIdx.x == 0) {
+    for (int b = 0; b < 2; ++b) {
+      asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(s32(&full[b])),
+                   "r"(full_count));
+      asm volatile(
+          "mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&peer_free[b])));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  cluster_sync();
+  for (int b = 0; b < 2; ++b) {
+    x.full[b] = s32(&full[b]);
+    x.peer_free[b] = s32(&peer_free[b]);
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(x.remote_full[b])
+                 : "r"(x.full[b]), "r"(x.peer));
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(x.remote_peer_free[b])
+                 : "r"(x.peer_free[b]), "r"(x.peer));
+  }
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(x.remote_base)
+               : "r"(s32(smem)), "r"(x.peer));
+  return x;
+}
+
+__device__ __forceinline__ void wait_parity(uint32_t bar, uint32_t phase) {
+  asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.acquire."
+               "cluster.shared::cta.b64 p, [%0], %1;\n@!p bra W;\n}" ::"r"(bar),
+               "r"(phase)
+               : "memory");
+}
+
+// Tile t has arrived whole: tell the peer its forward into this buffer
+// two tiles on may go.
+__device__ __forceinline__ void consumed(const Exchange &x, int t) {
+  int b = t & 1;
+  wait_parity(x.full[b], (t >> 1) & 1);
+  __syncthreads();
+  if (threadIdx.x == 0)
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                 "[%0];" ::"r"(x.remote_peer_free[b])
+                 : "memory");
+}
+
+// C2: st.async from registers, the next tile's loads issued before this
+// tile's stores (two register sets, 72 registers each).
+__device__ __forceinline__ void load_rows(const __nv_bfloat16 *kv,
+                                          const int *row_ids, int t, int skv,
+                                          uint32_t rank,
+                                          uint4 (&v)[2][CHUNKS]) {
+  int u = threadIdx.x % 8;
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    int r = 32 * rank + threadIdx.x / 8 + 16 * k;
+    int id = row_ids[t * ROWS + r];
+    bool valid = (unsigned)id < (unsigned)skv;
+    const uint4 *src = (const uint4 *)(kv + (size_t)(valid ? id : 0) * D) + u;
+#pragma unroll
+    for (int c = 0; c < CHUNKS; ++c) {
+      v[k][c] = make_uint4(0, 0, 0, 0);
+      if (valid)
+        asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v[k][c].x), "=r"(v[k][c].y), "=r"(v[k][c].z),
+                       "=r"(v[k][c].w)
+                     : "l"(src + c * 8));
+    }
+  }
+}
+
+__device__ __forceinline__ void store_rows(const Exchange &x,
+                                           unsigned char *smem, int t,
+                                           const uint4 (&v)[2][CHUNKS]) {
+  int b = t & 1, u = threadIdx.x % 8;
+  uint32_t local = s32(smem + b * TILE_BYTES),
+           remote = x.remote_base + b * TILE_BYTES;
+  if (threadIdx.x == 0)
+    asm volatile(
+        "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
+            x.full[b]),
+        "r"(32 * D * 2)
+        : "memory");
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {
+    int r = 32 * x.rank + threadIdx.x / 8 + 16 * k;
+#pragma unroll
+    for (int c = 0; c < CHUNKS; ++c) {
+      uint32_t off = (c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
+      asm volatile(
+          "st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(local + off),
+          "r"(v[k][c].x), "r"(v[k][c].y), "r"(v[k][c].z), "r"(v[k][c].w)
+          : "memory");
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4."
+                   "b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(remote + off),
+                   "r"(v[k][c].x), "r"(v[k][c].y), "r"(v[k][c].z),
+                   "r"(v[k][c].w), "r"(x.remote_full[b])
+                   : "memory");
+    }
+  }
+  asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(x.full[b])
+               : "memory");
+}
+
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
+    kC2(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
+        unsigned char *dump) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  __shared__ __align__(8) uint64_t full[2], peer_free[2];
+  Exchange x = setup_exchange(full, peer_free, smem, 128);
+  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
+  int tiles = topk / ROWS;
+  uint4 va[2][CHUNKS], vb[2][CHUNKS];
+  load_rows(kv, row_ids, 0, skv, x.rank, va);
+  auto step = [&](int t, uint4(&cur)[2][CHUNKS], uint4(&next)[2][CHUNKS]) {
+    if (t + 1 < tiles)
+      load_rows(kv, row_ids, t + 1, skv, x.rank, next);
+    if (t >= 2)
+      wait_parity(x.peer_free[t & 1], ((t - 2) >> 1) & 1);
+    store_rows(x, smem, t, cur);
+    if (t >= 1)
+      consumed(x, t - 1);
+  };
+  for (int t = 0; t < tiles; t += 2) {
+    step(t, va, vb);
+    if (t + 1 < tiles)
+      step(t + 1, vb, va);
+  }
+  consumed(x, tiles - 1);
+  if (blockIdx.x == 0)
+    for (int i = threadIdx.x; i < TILE_BYTES; i += blockDim.x)
+      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+  cluster_sync();
+}
+
+// D2: cp.async of this CTA's half of the rows; once tile t has landed, one
+// thread bulk-copies it into the peer's buffer, tile t + 1 in flight.
+__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
+    kD2(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
+        unsigned char *dump) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  __shared__ __align__(8) uint64_t full[2], peer_free[2];
+  Exchange x = setup_exchange(full, peer_free, smem, 1);
+  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
+  int tid = threadIdx.x, tiles = topk / ROWS, u = tid % 8;
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;"
+               : "=l"(policy));
+  auto issue = [&](int t) {
+    uint32_t local = s32(smem + (t & 1) * TILE_BYTES);
+    for (int k = 0; k < 2; ++k) {
+      int r = 32 * x.rank + tid / 8 + 16 * k;
+      int id = row_ids[t * ROWS + r];
+      bool valid = (unsigned)id < (unsigned)skv;
+      const unsigned char *src =
+          (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
+      for (int c = 0; c < CHUNKS; ++c) {
+        uint32_t dst = (local + c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
+        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
+                     "[%1], 16, %2, %3;" ::"r"(dst),
+                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy)
+                     : "memory");
+      }
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  auto forward = [&](int t) {
+    int b = t & 1;
+    __syncthreads();
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    if (tid == 0) {
+      if (t >= 2)
+        wait_parity(x.peer_free[b], ((t - 2) >> 1) & 1);
+      asm volatile(
+          "mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(x.full[b]),
+          "r"(32 * D * 2)
+          : "memory");
+      uint32_t local = s32(smem + b * TILE_BYTES),
+               remote = x.remote_base + b * TILE_BYTES;
+      for (int c = 0; c < CHUNKS; ++c) {
+        uint32_t off = c * 8192 + x.rank * 4096;
+        asm volatile(
+            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::"
+            "complete_tx::bytes [%0], [%1], 4096, [%2];" ::"r"(remote + off),
+            "r"(local + off), "r"(x.remote_full[b])
+            : "memory");
+      }
+    }
+  };
+  issue(0);
+  for (int t = 1; t < tiles; ++t) {
+    issue(t);
+    asm volatile("cp.async.wait_group 1;" ::: "memory");
+    forward(t - 1);
+    if (t >= 2)
+      consumed(x, t - 2);
+  }
+  asm volatile("cp.async.wait_group 0;" ::: "memory");
+  forward(tiles - 1);
+  if (tiles >= 2)
+    consumed(x, tiles - 2);
+  consumed(x, tiles - 1);
+  if (blockIdx.x == 0)
+    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
+      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+  cluster_sync();
+}
+
 int main(int argc, char **argv) {
   int ntok = argc > 1 ? atoi(argv[1]) : 4096, topk = 2048,
       skv = argc > 2 ? atoi(argv[2]) : 65536;
@@ -388,12 +613,18 @@ int main(int argc, char **argv) {
                           smem));
   CK(cudaFuncSetAttribute(kD, cudaFuncAttributeMaxDynamicSharedMemorySize,
                           smem));
+  CK(cudaFuncSetAttribute(kC2, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          smem));
+  CK(cudaFuncSetAttribute(kD2, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          smem));
   dim3 grid(2 * ntok), block(128);
   auto runA = [&]() { kA<<<grid, block, smem>>>(kv, ids, topk, skv, dA); };
   auto runAC = [&]() { kAC<<<grid, block, smem>>>(kv, ids, topk, skv, dA); };
   auto runB = [&]() { kB<<<grid, block, smem>>>(map, ids, topk, dB); };
   auto runC = [&]() { kC<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
   auto runD = [&]() { kD<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
+  auto runC2 = [&]() { kC2<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
+  auto runD2 = [&]() { kD2<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
   runA();
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
@@ -445,12 +676,30 @@ int main(int argc, char **argv) {
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   double bytes = 2.0 * ntok * topk * D * 2;
-  float best[5] = {1e9, 1e9, 1e9, 1e9, 1e9}, sum[5] = {0, 0, 0, 0, 0};
-  const char *names[5] = {
-      "A  cp.async, every row", "AC cp.async, every row, cluster barrier",
+  for (auto [name, launch] :
+       {std::pair<const char *, std::function<void()>>{"C2", runC2},
+        {"D2", runD2}}) {
+    launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
+    diff = 0;
+    for (int i = 0; i < TILE_BYTES; ++i)
+      diff += a[i] != b[i];
+    printf("layout: %d bytes differ between A and %s\n", diff, name);
+  }
+  constexpr int kKinds = 7;
+  float best[kKinds], sum[kKinds];
+  for (int k = 0; k < kKinds; ++k)
+    best[k] = 1e9, sum[k] = 0;
+  const char *names[kKinds] = {
+      "A  cp.async, every row",
+      "AC cp.async, every row, cluster barrier",
       "B  TMA multicast, half the rows each",
       "C  half the rows, st.shared + st.async to the peer",
-      "D  half the rows by cp.async, bulk copy to the peer"};
+      "D  half the rows by cp.async, bulk copy to the peer",
+      "C2 C pipelined, buffers handed back by barriers",
+      "D2 D, buffers handed back by barriers"};
   auto run = [&](int k) {
     if (k == 0)
       runA();
@@ -460,11 +709,15 @@ int main(int argc, char **argv) {
       runB();
     else if (k == 3)
       runC();
-    else
+    else if (k == 4)
       runD();
+    else if (k == 5)
+      runC2();
+    else
+      runD2();
   };
   for (int round = 0; round < 5; ++round)
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < kKinds; ++k) {
       for (int w = 0; w < 2; ++w)
         run(k);
       cudaEventRecord(e0);
@@ -478,7 +731,7 @@ int main(int argc, char **argv) {
       best[k] = ms < best[k] ? ms : best[k];
       sum[k] += ms;
     }
-  for (int k = 0; k < 5; ++k)
+  for (int k = 0; k < kKinds; ++k)
     printf("%-44s min %.3f ms, mean %.3f ms, %.2f TB/s into shared memory\n",
            names[k], best[k], sum[k] / 5, bytes / best[k] / 1e9);
   return 0;

@@ -16,7 +16,7 @@
 // (CUDA events, 10 launches, best of 5 interleaved rounds).
 //
 //   nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 \
-//     utils/experiments/cluster_gather.cu -o cluster_gather -lcuda
+//     utils/cluster_gather.cu -o cluster_gather -lcuda
 //   ./cluster_gather [tokens=4096] [skv=65536]
 //
 // Results: docs/benchmarks.md (2026-12-02).

@@ -12,7 +12,7 @@
 //      landed, bulk-copies them into its peer's shared memory
 //   C2, D2  C (its loads a tile ahead) and D, each CTA handing its buffers
 //      back to its peer through barriers instead of a cluster barrier
-// It checks that B, C, D, C2 and D2 lay a tile out as A does, then times each
+// It checks that every variant lays a tile out as A does, then times each
 // (CUDA events, 10 launches, best of 5 interleaved rounds).
 //
 //   nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 \
@@ -22,17 +22,17 @@
 // Results: docs/benchmarks.md (2026-12-02).
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <cuda.h>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <functional>
 #include <random>
-#include <utility>
 #include <vector>
 
 constexpr int D = 576, ROWS = 64, CHUNKS = 9;
 constexpr int TILE_BYTES = ROWS * D * 2;
+/// The bytes a CTA receives from its peer per tile: half of the rows.
+constexpr int PEER_BYTES = 32 * D * 2;
 
 #define CK(x)                                                                  \
   do {                                                                         \
@@ -43,46 +43,272 @@ constexpr int TILE_BYTES = ROWS * D * 2;
     }                                                                          \
   } while (0)
 
+//===----------------------------------------------------------------------===//
+// Pieces the variants share
+//===----------------------------------------------------------------------===//
+
 __device__ __forceinline__ uint32_t s32(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
+
 __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait."
                "acquire.aligned;" ::
                    : "memory");
 }
 
-template <bool kCluster>
-__device__ void gather_cpasync(const __nv_bfloat16 *kv, const int *ids,
-                               int topk, int skv, unsigned char *dump) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  int token = blockIdx.x / 2, tid = threadIdx.x;
-  const int *row_ids = ids + (size_t)token * topk;
+/// Waits for phase `phase` of mbarrier `bar`; with `kCluster` the wait also
+/// acquires what the peer CTA released with its arrive.
+template <bool kCluster = false>
+__device__ __forceinline__ void wait_parity(uint32_t bar, uint32_t phase) {
+  if (kCluster)
+    asm volatile(
+        "{\n.reg .pred p;\nW: mbarrier.try_wait.parity.acquire."
+        "cluster.shared::cta.b64 p, [%0], %1;\n@!p bra W;\n}" ::"r"(bar),
+        "r"(phase)
+        : "memory");
+  else
+    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, "
+                 "[%0], %1;\n@!p bra W;\n}" ::"r"(bar),
+                 "r"(phase)
+                 : "memory");
+}
+
+/// Byte offset of 16-byte unit `u` of row `r` in 64-column chunk `c` of a
+/// tile, before the 128-byte swizzle.
+__device__ __forceinline__ uint32_t tile_offset(int c, int r, int u) {
+  return c * 8192 + r * 128 + u * 16;
+}
+
+/// cp.async of `steps` x 16 rows of tile t, from row `first` on, into the
+/// tile at shared address `buf`; each thread takes 16-byte unit tid % 8 of
+/// rows first + tid / 8 + 16 k. The XOR is applied to the whole address (as
+/// TLE's gather does): given a uniform base apart, ptxas 13.0 emits an
+/// LDGSTS that faults.
+__device__ __forceinline__ void copy_rows(const __nv_bfloat16 *kv,
+                                          const int *row_ids, int t, int skv,
+                                          uint32_t buf, int first, int steps,
+                                          uint64_t policy) {
+  int u = threadIdx.x % 8;
+  for (int k = 0; k < steps; ++k) {
+    int r = first + threadIdx.x / 8 + 16 * k;
+    int id = row_ids[t * ROWS + r];
+    bool valid = (unsigned)id < (unsigned)skv;
+    const unsigned char *src =
+        (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
+    for (int c = 0; c < CHUNKS; ++c) {
+      uint32_t dst = (buf + tile_offset(c, r, u)) ^ ((r % 8) << 4);
+      asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
+                   "[%1], 16, %2, %3;" ::"r"(dst),
+                   "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy)
+                   : "memory");
+    }
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
+__device__ __forceinline__ uint64_t evict_last_policy() {
   uint64_t policy;
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;"
                : "=l"(policy));
+  return policy;
+}
+
+/// CTA 0 copies its last tile out, for the layout check.
+__device__ __forceinline__ void dump_last_tile(const unsigned char *smem,
+                                               int tiles, unsigned char *dump) {
+  if (blockIdx.x == 0)
+    for (int i = threadIdx.x; i < TILE_BYTES; i += blockDim.x)
+      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+}
+
+/// A CTA's barriers and its peer's addresses: `full(b)` completes when
+/// buffer b holds a whole tile (this CTA's rows and the peer's bytes);
+/// `peer_free(b)` when the peer is done with its buffer b (C2, D2). The
+/// barriers of both buffers are adjacent, so each address is a base plus
+/// 8 b (an array indexed by b would live in local memory).
+struct Exchange {
+  uint32_t rank, full0, peer_free0, remote_full0, remote_peer_free0,
+      remote_base;
+  __device__ uint32_t full(int b) const { return full0 + 8 * b; }
+  __device__ uint32_t peer_free(int b) const { return peer_free0 + 8 * b; }
+  __device__ uint32_t remote_full(int b) const { return remote_full0 + 8 * b; }
+  __device__ uint32_t remote_peer_free(int b) const {
+    return remote_peer_free0 + 8 * b;
+  }
+};
+
+__device__ Exchange setup_exchange(uint64_t (&full)[2],
+                                   uint64_t (&peer_free)[2],
+                                   unsigned char *smem, uint32_t full_count) {
+  Exchange x;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(x.rank));
+  uint32_t peer = x.rank ^ 1;
+  x.full0 = s32(&full[0]);
+  x.peer_free0 = s32(&peer_free[0]);
+  if (threadIdx.x == 0) {
+    for (int b = 0; b < 2; ++b) {
+      asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(x.full(b)),
+                   "r"(full_count));
+      asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(x.peer_free(b)));
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  }
+  cluster_sync();
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(x.remote_full0)
+               : "r"(x.full0), "r"(peer));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(x.remote_peer_free0)
+               : "r"(x.peer_free0), "r"(peer));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(x.remote_base)
+               : "r"(s32(smem)), "r"(peer));
+  return x;
+}
+
+__device__ __forceinline__ void wait_tile(const Exchange &x, int t) {
+  wait_parity(x.full(t & 1), (t >> 1) & 1);
+}
+
+/// Tile t has arrived whole: tell the peer its forward into this buffer
+/// two tiles on may go (C2, D2).
+__device__ __forceinline__ void consumed(const Exchange &x, int t) {
+  int b = t & 1;
+  wait_parity<true>(x.full(b), (t >> 1) & 1);
+  __syncthreads();
+  if (threadIdx.x == 0)
+    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
+                 "[%0];" ::"r"(x.remote_peer_free(b))
+                 : "memory");
+}
+
+/// One row of this CTA's half (16-byte unit tid % 8 of each chunk) into
+/// registers, zeros for an invalid index (C, C2).
+__device__ __forceinline__ void load_row(const __nv_bfloat16 *kv,
+                                         const int *row_ids, int t, int skv,
+                                         uint32_t rank, int k,
+                                         uint4 (&v)[CHUNKS]) {
+  int r = 32 * rank + threadIdx.x / 8 + 16 * k;
+  int id = row_ids[t * ROWS + r];
+  bool valid = (unsigned)id < (unsigned)skv;
+  const uint4 *src =
+      (const uint4 *)(kv + (size_t)(valid ? id : 0) * D) + threadIdx.x % 8;
+#pragma unroll
+  for (int c = 0; c < CHUNKS; ++c) {
+    v[c] = make_uint4(0, 0, 0, 0);
+    if (valid)
+      asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(v[c].x), "=r"(v[c].y), "=r"(v[c].z), "=r"(v[c].w)
+                   : "l"(src + c * 8));
+  }
+}
+
+/// The row load_row took, into this CTA's buffer and, with st.async, into
+/// the peer's, whose full barrier counts the bytes (C, C2).
+__device__ __forceinline__ void store_row(const Exchange &x,
+                                          unsigned char *smem, int t, int k,
+                                          const uint4 (&v)[CHUNKS]) {
+  int b = t & 1, u = threadIdx.x % 8;
+  int r = 32 * x.rank + threadIdx.x / 8 + 16 * k;
+  uint32_t local = s32(smem + b * TILE_BYTES),
+           remote = x.remote_base + b * TILE_BYTES;
+#pragma unroll
+  for (int c = 0; c < CHUNKS; ++c) {
+    uint32_t off = tile_offset(c, r, u) ^ ((r % 8) << 4);
+    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(local + off),
+                 "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w)
+                 : "memory");
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4."
+                 "b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(remote + off),
+                 "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w),
+                 "r"(x.remote_full(b))
+                 : "memory");
+  }
+}
+
+/// Thread 0 expects the peer's bytes of tile t before this CTA's threads
+/// store their rows (C, C2); each thread arrives after its stores.
+__device__ __forceinline__ void expect_peer_rows(const Exchange &x, int t) {
+  if (threadIdx.x == 0)
+    asm volatile(
+        "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
+            x.full(t & 1)),
+        "r"(PEER_BYTES)
+        : "memory");
+}
+__device__ __forceinline__ void arrive_own_rows(const Exchange &x, int t) {
+  asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(x.full(t & 1))
+               : "memory");
+}
+
+/// This CTA's rows of tile t have landed (every thread waited for its
+/// cp.async): thread 0 bulk-copies them into the peer's buffer, 4 KiB a
+/// chunk, and expects the peer's rows (D, D2). With `wait_peer`, it first
+/// waits until the peer is done with that buffer's previous tile.
+__device__ __forceinline__ void
+forward_rows(const Exchange &x, unsigned char *smem, int t, bool wait_peer) {
+  int b = t & 1;
+  __syncthreads();
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  if (threadIdx.x != 0)
+    return;
+  if (wait_peer && t >= 2)
+    wait_parity<true>(x.peer_free(b), ((t - 2) >> 1) & 1);
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(x.full(b)),
+      "r"(PEER_BYTES)
+      : "memory");
+  uint32_t local = s32(smem + b * TILE_BYTES),
+           remote = x.remote_base + b * TILE_BYTES;
+  for (int c = 0; c < CHUNKS; ++c) {
+    uint32_t off = c * 8192 + x.rank * 4096;
+    asm volatile(
+        "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::"
+        "bytes [%0], [%1], 4096, [%2];" ::"r"(remote + off),
+        "r"(local + off), "r"(x.remote_full(b))
+        : "memory");
+  }
+}
+
+/// B, C and D: tile t issued, then tile t - 1 landed (`land(t - 1, last)`)
+/// and waited for, and a cluster barrier, so that neither CTA writes into a
+/// buffer its peer still waits on.
+template <typename Issue, typename Land>
+__device__ void in_lock_step(const Exchange &x, unsigned char *smem, int tiles,
+                             unsigned char *dump, Issue issue, Land land) {
+  for (int t = 0; t < tiles; ++t) {
+    issue(t);
+    if (t > 0) {
+      land(t - 1, false);
+      wait_tile(x, t - 1);
+    }
+    cluster_sync();
+  }
+  land(tiles - 1, true);
+  wait_tile(x, tiles - 1);
+  dump_last_tile(smem, tiles, dump);
+  cluster_sync();
+}
+
+#define KERNEL_ARGS                                                            \
+  const __nv_bfloat16 *kv, const int *ids, int topk, int skv,                  \
+      unsigned char *dump
+#define CLUSTER_KERNEL                                                         \
+  __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
+
+//===----------------------------------------------------------------------===//
+// The variants
+//===----------------------------------------------------------------------===//
+
+template <bool kCluster> __device__ void gather_every_row(KERNEL_ARGS) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
+  uint64_t policy = evict_last_policy();
   int tiles = topk / ROWS;
   for (int t = 0; t < tiles; ++t) {
-    unsigned char *buf = smem + (t & 1) * TILE_BYTES;
-    int u = tid % 8;
-    for (int k = 0; k < 4; ++k) {
-      int r = tid / 8 + 16 * k;
-      int id = row_ids[t * ROWS + r];
-      bool valid = (unsigned)id < (unsigned)skv;
-      const unsigned char *src =
-          (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
-      for (int c = 0; c < CHUNKS; ++c) {
-        // The XOR applied to the whole address (as TLE's gather does): given
-        // a uniform base apart, ptxas 13.0 emits an LDGSTS that faults.
-        uint32_t dst =
-            (s32(buf) + c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
-                     "[%1], 16, %2, %3;" ::"r"(dst),
-                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy)
-                     : "memory");
-      }
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    copy_rows(kv, row_ids, t, skv, s32(smem + (t & 1) * TILE_BYTES), 0, 4,
+              policy);
     asm volatile("cp.async.wait_group 1;" ::: "memory");
     __syncthreads();
     if (kCluster)
@@ -90,485 +316,159 @@ __device__ void gather_cpasync(const __nv_bfloat16 *kv, const int *ids,
   }
   asm volatile("cp.async.wait_group 0;" ::: "memory");
   __syncthreads();
-  if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
-      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+  dump_last_tile(smem, tiles, dump);
   if (kCluster)
     cluster_sync();
 }
 
-__global__ void __launch_bounds__(128, 1)
-    kA(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
-       unsigned char *dump) {
-  gather_cpasync<false>(kv, ids, topk, skv, dump);
+__global__ void __launch_bounds__(128, 1) kA(KERNEL_ARGS) {
+  gather_every_row<false>(kv, ids, topk, skv, dump);
 }
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
-    kAC(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
-        unsigned char *dump) {
-  gather_cpasync<true>(kv, ids, topk, skv, dump);
+CLUSTER_KERNEL kAC(KERNEL_ARGS) {
+  gather_every_row<true>(kv, ids, topk, skv, dump);
 }
 
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
-    kB(const __grid_constant__ CUtensorMap map, const int *ids, int topk,
-       unsigned char *dump) {
+CLUSTER_KERNEL kB(const __grid_constant__ CUtensorMap map, const int *ids,
+                  int topk, unsigned char *dump) {
   extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) uint64_t full[2];
-  int token = blockIdx.x / 2, tid = threadIdx.x;
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  const int *row_ids = ids + (size_t)token * topk;
-  if (tid == 0) {
-    for (int b = 0; b < 2; ++b)
-      asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&full[b])));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  cluster_sync();
+  __shared__ __align__(8) uint64_t full[2], peer_free[2];
+  Exchange x = setup_exchange(full, peer_free, smem, 1);
+  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
   int tiles = topk / ROWS;
   auto issue = [&](int t) {
     int b = t & 1;
     unsigned char *buf = smem + b * TILE_BYTES;
-    if (tid == 0)
-      asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(
-                       s32(&full[b])),
-                   "r"(TILE_BYTES)
-                   : "memory");
-    for (int i = tid; i < 32 * CHUNKS; i += blockDim.x) {
-      int r = 32 * rank + i / CHUNKS, c = i % CHUNKS;
+    if (threadIdx.x == 0)
+      asm volatile(
+          "mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(x.full(b)),
+          "r"(TILE_BYTES)
+          : "memory");
+    for (int i = threadIdx.x; i < 32 * CHUNKS; i += blockDim.x) {
+      int r = 32 * x.rank + i / CHUNKS, c = i % CHUNKS;
       int id = row_ids[t * ROWS + r];
       asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
                    "complete_tx::bytes.multicast::cluster"
                    " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(
                        s32(buf + c * 8192 + r * 128)),
-                   "l"(&map), "r"(c * 64), "r"(id), "r"(s32(&full[b])),
+                   "l"(&map), "r"(c * 64), "r"(id), "r"(x.full(b)),
                    "h"((uint16_t)3)
                    : "memory");
     }
   };
-  auto wait = [&](int t) {
-    int b = t & 1;
-    uint32_t phase = (t >> 1) & 1;
-    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, "
-                 "[%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])),
-                 "r"(phase)
-                 : "memory");
-  };
-  for (int t = 0; t < tiles; ++t) {
-    issue(t);
-    if (t > 0)
-      wait(t - 1);
-    cluster_sync();
-  }
-  wait(tiles - 1);
-  if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
-      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
-  cluster_sync();
+  in_lock_step(x, smem, tiles, dump, issue, [](int, bool) {});
 }
 
-// C: each CTA loads half of the rows into registers and stores every piece
-// into its own shared memory and, with st.async, into its peer's, whose
-// barrier counts the bytes (complete_tx); a cluster barrier per tile.
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
-    kC(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
-       unsigned char *dump) {
+CLUSTER_KERNEL kC(KERNEL_ARGS) {
   extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) uint64_t full[2];
-  int token = blockIdx.x / 2, tid = threadIdx.x;
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  uint32_t peer = rank ^ 1;
-  const int *row_ids = ids + (size_t)token * topk;
-  if (tid == 0) {
-    for (int b = 0; b < 2; ++b)
-      asm volatile("mbarrier.init.shared.b64 [%0], 128;" ::"r"(s32(&full[b])));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  cluster_sync();
-  uint32_t remote_full[2];
-  for (int b = 0; b < 2; ++b)
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(remote_full[b])
-                 : "r"(s32(&full[b])), "r"(peer));
-  uint32_t remote_base;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(remote_base)
-               : "r"(s32(smem)), "r"(peer));
-  int tiles = topk / ROWS, u = tid % 8;
+  __shared__ __align__(8) uint64_t full[2], peer_free[2];
+  Exchange x = setup_exchange(full, peer_free, smem, 128);
+  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
+  int tiles = topk / ROWS;
   auto issue = [&](int t) {
-    int b = t & 1;
-    uint32_t local = s32(smem + b * TILE_BYTES),
-             remote = remote_base + b * TILE_BYTES;
-    if (tid == 0)
-      asm volatile(
-          "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
-              s32(&full[b])),
-          "r"(32 * D * 2)
-          : "memory");
+    expect_peer_rows(x, t);
     for (int k = 0; k < 2; ++k) {
-      int r = 32 * rank + tid / 8 + 16 * k;
-      int id = row_ids[t * ROWS + r];
-      bool valid = (unsigned)id < (unsigned)skv;
-      const uint4 *src = (const uint4 *)(kv + (size_t)(valid ? id : 0) * D) + u;
       uint4 v[CHUNKS];
-      for (int c = 0; c < CHUNKS; ++c) {
-        if (valid)
-          asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                       : "=r"(v[c].x), "=r"(v[c].y), "=r"(v[c].z), "=r"(v[c].w)
-                       : "l"(src + c * 8));
-        else
-          v[c] = make_uint4(0, 0, 0, 0);
-      }
-      for (int c = 0; c < CHUNKS; ++c) {
-        uint32_t off = (c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-        asm volatile(
-            "st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(local + off),
-            "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w)
-            : "memory");
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4."
-                     "b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(remote + off),
-                     "r"(v[c].x), "r"(v[c].y), "r"(v[c].z), "r"(v[c].w),
-                     "r"(remote_full[b])
-                     : "memory");
-      }
+      load_row(kv, row_ids, t, skv, x.rank, k, v);
+      store_row(x, smem, t, k, v);
     }
-    asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(s32(&full[b]))
-                 : "memory");
+    arrive_own_rows(x, t);
   };
-  auto wait = [&](int t) {
-    int b = t & 1;
-    uint32_t phase = (t >> 1) & 1;
-    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, "
-                 "[%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])),
-                 "r"(phase)
-                 : "memory");
-  };
-  for (int t = 0; t < tiles; ++t) {
-    issue(t);
-    if (t > 0)
-      wait(t - 1);
-    cluster_sync();
-  }
-  wait(tiles - 1);
-  if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
-      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
-  cluster_sync();
-}
-
-// D: each CTA gathers half of the rows with cp.async into its own shared
-// memory, then, once they have landed, copies them into its peer's with
-// bulk shared::cta -> shared::cluster copies (4 KiB a 64-column chunk),
-// whose bytes the peer's barrier counts; a cluster barrier per tile.
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
-    kD(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
-       unsigned char *dump) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) uint64_t full[2];
-  int token = blockIdx.x / 2, tid = threadIdx.x;
-  uint32_t rank;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
-  uint32_t peer = rank ^ 1;
-  const int *row_ids = ids + (size_t)token * topk;
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;"
-               : "=l"(policy));
-  if (tid == 0) {
-    for (int b = 0; b < 2; ++b)
-      asm volatile("mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&full[b])));
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  cluster_sync();
-  uint32_t remote_full[2], remote_base;
-  for (int b = 0; b < 2; ++b)
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(remote_full[b])
-                 : "r"(s32(&full[b])), "r"(peer));
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(remote_base)
-               : "r"(s32(smem)), "r"(peer));
-  int tiles = topk / ROWS, u = tid % 8;
-  auto issue = [&](int t) {
-    uint32_t local = s32(smem + (t & 1) * TILE_BYTES);
-    for (int k = 0; k < 2; ++k) {
-      int r = 32 * rank + tid / 8 + 16 * k;
-      int id = row_ids[t * ROWS + r];
-      bool valid = (unsigned)id < (unsigned)skv;
-      const unsigned char *src =
-          (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
-      for (int c = 0; c < CHUNKS; ++c) {
-        uint32_t dst = (local + c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
-                     "[%1], 16, %2, %3;" ::"r"(dst),
-                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy)
-                     : "memory");
-      }
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-  };
-  // Tile t's own rows have landed: hand them to the peer, then wait for
-  // the peer's.
-  auto share_and_wait = [&](int t) {
-    int b = t & 1;
-    __syncthreads();
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    if (tid == 0) {
-      asm volatile("mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(
-                       s32(&full[b])),
-                   "r"(32 * D * 2)
-                   : "memory");
-      uint32_t local = s32(smem + b * TILE_BYTES),
-               remote = remote_base + b * TILE_BYTES;
-      for (int c = 0; c < CHUNKS; ++c) {
-        uint32_t off = c * 8192 + rank * 4096;
-        asm volatile(
-            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::"
-            "bytes [%0], [%1], 4096, [%2];" ::"r"(remote + off),
-            "r"(local + off), "r"(remote_full[b])
-            : "memory");
-      }
-    }
-    uint32_t phase = (t >> 1) & 1;
-    asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.shared.b64 p, "
-                 "[%0], %1;\n@!p bra W;\n}" ::"r"(s32(&full[b])),
-                 "r"(phase)
-                 : "memory");
-  };
-  for (int t = 0; t < tiles; ++t) {
-    issue(t);
-    if (t > 0) {
-      asm volatile("cp.async.wait_group 1;" ::: "memory");
-      share_and_wait(t - 1);
-    }
-    cluster_sync();
-  }
-  asm volatile("cp.async.wait_group 0;" ::: "memory");
-  share_and_wait(tiles - 1);
-  if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
-      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
-  cluster_sync();
+  in_lock_step(x, smem, tiles, dump, issue, [](int, bool) {});
 }
 
 // C2 and D2 hand buffers back through barriers instead of a cluster barrier
 // per tile: after a CTA has waited for tile t, it arrives on its peer's
 // `peer_free` barrier of that buffer, and a CTA forwards tile t + 2 into
 // its peer's buffer only once that barrier says the peer is done with t.
-struct Exchange {
-  uint32_t rank, peer, full[2], peer_free[2], remote_full[2],
-      remote_peer_free[2], remote_base;
-};
 
-__device__ Exchange setup_exchange(uint64_t *full, uint64_t *peer_free,
-                                   unsigned char *smem, uint32_t full_count) {
-  Exchange x;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(x.rank));
-  x.peer = x.rank ^ 1;
-  if (threadIdx.x == 0) {
-    for (int b = 0; b < 2; ++b) {
-      asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(s32(&full[b])),
-                   "r"(full_count));
-      asm volatile(
-          "mbarrier.init.shared.b64 [%0], 1;" ::"r"(s32(&peer_free[b])));
-    }
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-  }
-  cluster_sync();
-  for (int b = 0; b < 2; ++b) {
-    x.full[b] = s32(&full[b]);
-    x.peer_free[b] = s32(&peer_free[b]);
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(x.remote_full[b])
-                 : "r"(x.full[b]), "r"(x.peer));
-    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                 : "=r"(x.remote_peer_free[b])
-                 : "r"(x.peer_free[b]), "r"(x.peer));
-  }
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-               : "=r"(x.remote_base)
-               : "r"(s32(smem)), "r"(x.peer));
-  return x;
-}
-
-__device__ __forceinline__ void wait_parity(uint32_t bar, uint32_t phase) {
-  asm volatile("{\n.reg .pred p;\nW: mbarrier.try_wait.parity.acquire."
-               "cluster.shared::cta.b64 p, [%0], %1;\n@!p bra W;\n}" ::"r"(bar),
-               "r"(phase)
-               : "memory");
-}
-
-// Tile t has arrived whole: tell the peer its forward into this buffer
-// two tiles on may go.
-__device__ __forceinline__ void consumed(const Exchange &x, int t) {
-  int b = t & 1;
-  wait_parity(x.full[b], (t >> 1) & 1);
-  __syncthreads();
-  if (threadIdx.x == 0)
-    asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, "
-                 "[%0];" ::"r"(x.remote_peer_free[b])
-                 : "memory");
-}
-
-// C2: st.async from registers, the next tile's loads issued before this
-// tile's stores (two register sets, 72 registers each).
-__device__ __forceinline__ void load_rows(const __nv_bfloat16 *kv,
-                                          const int *row_ids, int t, int skv,
-                                          uint32_t rank,
-                                          uint4 (&v)[2][CHUNKS]) {
-  int u = threadIdx.x % 8;
-#pragma unroll
-  for (int k = 0; k < 2; ++k) {
-    int r = 32 * rank + threadIdx.x / 8 + 16 * k;
-    int id = row_ids[t * ROWS + r];
-    bool valid = (unsigned)id < (unsigned)skv;
-    const uint4 *src = (const uint4 *)(kv + (size_t)(valid ? id : 0) * D) + u;
-#pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      v[k][c] = make_uint4(0, 0, 0, 0);
-      if (valid)
-        asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(v[k][c].x), "=r"(v[k][c].y), "=r"(v[k][c].z),
-                       "=r"(v[k][c].w)
-                     : "l"(src + c * 8));
-    }
-  }
-}
-
-__device__ __forceinline__ void store_rows(const Exchange &x,
-                                           unsigned char *smem, int t,
-                                           const uint4 (&v)[2][CHUNKS]) {
-  int b = t & 1, u = threadIdx.x % 8;
-  uint32_t local = s32(smem + b * TILE_BYTES),
-           remote = x.remote_base + b * TILE_BYTES;
-  if (threadIdx.x == 0)
-    asm volatile(
-        "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(
-            x.full[b]),
-        "r"(32 * D * 2)
-        : "memory");
-#pragma unroll
-  for (int k = 0; k < 2; ++k) {
-    int r = 32 * x.rank + threadIdx.x / 8 + 16 * k;
-#pragma unroll
-    for (int c = 0; c < CHUNKS; ++c) {
-      uint32_t off = (c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-      asm volatile(
-          "st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(local + off),
-          "r"(v[k][c].x), "r"(v[k][c].y), "r"(v[k][c].z), "r"(v[k][c].w)
-          : "memory");
-      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4."
-                   "b32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(remote + off),
-                   "r"(v[k][c].x), "r"(v[k][c].y), "r"(v[k][c].z),
-                   "r"(v[k][c].w), "r"(x.remote_full[b])
-                   : "memory");
-    }
-  }
-  asm volatile("mbarrier.arrive.shared.b64 _, [%0];" ::"r"(x.full[b])
-               : "memory");
-}
-
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
-    kC2(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
-        unsigned char *dump) {
+/// C2: the next tile's loads issued before this tile's stores (two
+/// register sets of 72 registers).
+CLUSTER_KERNEL kC2(KERNEL_ARGS) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ __align__(8) uint64_t full[2], peer_free[2];
   Exchange x = setup_exchange(full, peer_free, smem, 128);
   const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
   int tiles = topk / ROWS;
   uint4 va[2][CHUNKS], vb[2][CHUNKS];
-  load_rows(kv, row_ids, 0, skv, x.rank, va);
+  auto load = [&](int t, uint4(&v)[2][CHUNKS]) {
+    for (int k = 0; k < 2; ++k)
+      load_row(kv, row_ids, t, skv, x.rank, k, v[k]);
+  };
   auto step = [&](int t, uint4(&cur)[2][CHUNKS], uint4(&next)[2][CHUNKS]) {
     if (t + 1 < tiles)
-      load_rows(kv, row_ids, t + 1, skv, x.rank, next);
+      load(t + 1, next);
     if (t >= 2)
-      wait_parity(x.peer_free[t & 1], ((t - 2) >> 1) & 1);
-    store_rows(x, smem, t, cur);
+      wait_parity<true>(x.peer_free(t & 1), ((t - 2) >> 1) & 1);
+    expect_peer_rows(x, t);
+    for (int k = 0; k < 2; ++k)
+      store_row(x, smem, t, k, cur[k]);
+    arrive_own_rows(x, t);
     if (t >= 1)
       consumed(x, t - 1);
   };
+  load(0, va);
   for (int t = 0; t < tiles; t += 2) {
     step(t, va, vb);
     if (t + 1 < tiles)
       step(t + 1, vb, va);
   }
   consumed(x, tiles - 1);
-  if (blockIdx.x == 0)
-    for (int i = threadIdx.x; i < TILE_BYTES; i += blockDim.x)
-      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+  dump_last_tile(smem, tiles, dump);
   cluster_sync();
 }
 
-// D2: cp.async of this CTA's half of the rows; once tile t has landed, one
-// thread bulk-copies it into the peer's buffer, tile t + 1 in flight.
-__global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
-    kD2(const __nv_bfloat16 *kv, const int *ids, int topk, int skv,
-        unsigned char *dump) {
+/// D and D2 (kHandBack): tile t + 1's cp.async in flight while tile t is
+/// forwarded; D keeps the CTAs in lock step with a cluster barrier per
+/// tile, D2 hands each buffer back to the peer through its barrier.
+template <bool kHandBack> __device__ void gather_half_forward(KERNEL_ARGS) {
   extern __shared__ __align__(1024) unsigned char smem[];
   __shared__ __align__(8) uint64_t full[2], peer_free[2];
   Exchange x = setup_exchange(full, peer_free, smem, 1);
   const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
-  int tid = threadIdx.x, tiles = topk / ROWS, u = tid % 8;
-  uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;"
-               : "=l"(policy));
+  uint64_t policy = evict_last_policy();
+  int tiles = topk / ROWS;
   auto issue = [&](int t) {
-    uint32_t local = s32(smem + (t & 1) * TILE_BYTES);
-    for (int k = 0; k < 2; ++k) {
-      int r = 32 * x.rank + tid / 8 + 16 * k;
-      int id = row_ids[t * ROWS + r];
-      bool valid = (unsigned)id < (unsigned)skv;
-      const unsigned char *src =
-          (const unsigned char *)(kv + (size_t)(valid ? id : 0) * D) + u * 16;
-      for (int c = 0; c < CHUNKS; ++c) {
-        uint32_t dst = (local + c * 8192 + r * 128 + u * 16) ^ ((r % 8) << 4);
-        asm volatile("cp.async.cg.shared.global.L2::cache_hint.L2::256B [%0], "
-                     "[%1], 16, %2, %3;" ::"r"(dst),
-                     "l"(src + c * 128), "r"(valid ? 16 : 0), "l"(policy)
-                     : "memory");
-      }
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    copy_rows(kv, row_ids, t, skv, s32(smem + (t & 1) * TILE_BYTES),
+              32 * x.rank, 2, policy);
   };
-  auto forward = [&](int t) {
-    int b = t & 1;
-    __syncthreads();
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    if (tid == 0) {
-      if (t >= 2)
-        wait_parity(x.peer_free[b], ((t - 2) >> 1) & 1);
-      asm volatile(
-          "mbarrier.arrive.expect_tx.shared.b64 _, [%0], %1;" ::"r"(x.full[b]),
-          "r"(32 * D * 2)
-          : "memory");
-      uint32_t local = s32(smem + b * TILE_BYTES),
-               remote = x.remote_base + b * TILE_BYTES;
-      for (int c = 0; c < CHUNKS; ++c) {
-        uint32_t off = c * 8192 + x.rank * 4096;
-        asm volatile(
-            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::"
-            "complete_tx::bytes [%0], [%1], 4096, [%2];" ::"r"(remote + off),
-            "r"(local + off), "r"(x.remote_full[b])
-            : "memory");
-      }
-    }
-  };
+  if (!kHandBack) {
+    auto land = [&](int t, bool last) {
+      if (last)
+        asm volatile("cp.async.wait_group 0;" ::: "memory");
+      else
+        asm volatile("cp.async.wait_group 1;" ::: "memory");
+      forward_rows(x, smem, t, /*wait_peer=*/false);
+    };
+    in_lock_step(x, smem, tiles, dump, issue, land);
+    return;
+  }
   issue(0);
   for (int t = 1; t < tiles; ++t) {
     issue(t);
     asm volatile("cp.async.wait_group 1;" ::: "memory");
-    forward(t - 1);
+    forward_rows(x, smem, t - 1, /*wait_peer=*/true);
     if (t >= 2)
       consumed(x, t - 2);
   }
   asm volatile("cp.async.wait_group 0;" ::: "memory");
-  forward(tiles - 1);
+  forward_rows(x, smem, tiles - 1, /*wait_peer=*/true);
   if (tiles >= 2)
     consumed(x, tiles - 2);
   consumed(x, tiles - 1);
-  if (blockIdx.x == 0)
-    for (int i = tid; i < TILE_BYTES; i += blockDim.x)
-      dump[i] = smem[((tiles - 1) & 1) * TILE_BYTES + i];
+  dump_last_tile(smem, tiles, dump);
   cluster_sync();
 }
+
+CLUSTER_KERNEL kD(KERNEL_ARGS) {
+  gather_half_forward<false>(kv, ids, topk, skv, dump);
+}
+CLUSTER_KERNEL kD2(KERNEL_ARGS) {
+  gather_half_forward<true>(kv, ids, topk, skv, dump);
+}
+
+//===----------------------------------------------------------------------===//
+// Host
+//===----------------------------------------------------------------------===//
 
 int main(int argc, char **argv) {
   int ntok = argc > 1 ? atoi(argv[1]) : 4096, topk = 2048,
@@ -590,6 +490,7 @@ int main(int argc, char **argv) {
   CK(cudaMalloc(&dB, TILE_BYTES));
   CK(cudaMemcpy(kv, hkv.data(), kvn * 2, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(ids, hids.data(), hids.size() * 4, cudaMemcpyHostToDevice));
+  // kv as [skv, 576] with one-row boxes of 64 columns (B).
   CUtensorMap map;
   cuuint64_t dims[2] = {(cuuint64_t)D, (cuuint64_t)skv};
   cuuint64_t strides[1] = {(cuuint64_t)D * 2};
@@ -603,126 +504,60 @@ int main(int argc, char **argv) {
     return 1;
   }
   int smem = 2 * TILE_BYTES;
-  CK(cudaFuncSetAttribute(kA, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          smem));
-  CK(cudaFuncSetAttribute(kAC, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          smem));
-  CK(cudaFuncSetAttribute(kB, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          smem));
-  CK(cudaFuncSetAttribute(kC, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          smem));
-  CK(cudaFuncSetAttribute(kD, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          smem));
-  CK(cudaFuncSetAttribute(kC2, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          smem));
-  CK(cudaFuncSetAttribute(kD2, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                          smem));
   dim3 grid(2 * ntok), block(128);
-  auto runA = [&]() { kA<<<grid, block, smem>>>(kv, ids, topk, skv, dA); };
-  auto runAC = [&]() { kAC<<<grid, block, smem>>>(kv, ids, topk, skv, dA); };
-  auto runB = [&]() { kB<<<grid, block, smem>>>(map, ids, topk, dB); };
-  auto runC = [&]() { kC<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
-  auto runD = [&]() { kD<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
-  auto runC2 = [&]() { kC2<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
-  auto runD2 = [&]() { kD2<<<grid, block, smem>>>(kv, ids, topk, skv, dB); };
-  runA();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  printf("A ok\n");
-  runAC();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  printf("AC ok\n");
-  runA();
-  CK(cudaDeviceSynchronize());
-  runB();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  printf("B ok\n");
-  std::vector<unsigned char> a(TILE_BYTES), b(TILE_BYTES);
-  CK(cudaMemcpy(a.data(), dA, TILE_BYTES, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
-  int diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i)
-    diff += a[i] != b[i];
-  printf(
-      "layout: %d of %d bytes differ between cp.async and TMA one-row boxes\n",
-      diff, TILE_BYTES);
-  runC();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
-  diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i)
-    diff += a[i] != b[i];
-  printf("layout: %d bytes differ between A and C (st.async)\n", diff);
-  runD();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
-  diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i)
-    diff += a[i] != b[i];
-  printf("layout: %d bytes differ between A and D (bulk copy to the peer)\n",
-         diff);
-  runAC();
-  CK(cudaDeviceSynchronize());
-  CK(cudaMemcpy(b.data(), dA, TILE_BYTES, cudaMemcpyDeviceToHost));
-  diff = 0;
-  for (int i = 0; i < TILE_BYTES; ++i)
-    diff += a[i] != b[i];
-  printf("layout: %d bytes differ between A and AC\n", diff);
+  // Each variant with the kernel it launches; A's tile is the reference.
+  struct Variant {
+    const char *name;
+    const void *kernel;
+    std::function<void()> launch;
+  };
+  std::vector<Variant> variants;
+  auto add = [&](const char *name, void (*kernel)(KERNEL_ARGS)) {
+    unsigned char *dump = variants.empty() ? dA : dB;
+    variants.push_back(
+        {name, (const void *)kernel,
+         [=]() { kernel<<<grid, block, smem>>>(kv, ids, topk, skv, dump); }});
+  };
+  add("A  cp.async, every row", kA);
+  add("AC cp.async, every row, cluster barrier", kAC);
+  variants.push_back(
+      {"B  TMA multicast, half the rows each", (const void *)kB,
+       [&]() { kB<<<grid, block, smem>>>(map, ids, topk, dB); }});
+  add("C  half the rows, st.shared + st.async to the peer", kC);
+  add("D  half the rows by cp.async, bulk copy to the peer", kD);
+  add("C2 C pipelined, buffers handed back by barriers", kC2);
+  add("D2 D, buffers handed back by barriers", kD2);
+
+  std::vector<unsigned char> reference(TILE_BYTES), tile(TILE_BYTES);
+  for (size_t k = 0; k < variants.size(); ++k) {
+    CK(cudaFuncSetAttribute(variants[k].kernel,
+                            cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    variants[k].launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy((k == 0 ? reference : tile).data(), k == 0 ? dA : dB,
+                  TILE_BYTES, cudaMemcpyDeviceToHost));
+    if (k == 0)
+      continue;
+    int diff = 0;
+    for (int i = 0; i < TILE_BYTES; ++i)
+      diff += reference[i] != tile[i];
+    printf("layout: %d of %d bytes differ between A and %.2s\n", diff,
+           TILE_BYTES, variants[k].name);
+  }
+
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   double bytes = 2.0 * ntok * topk * D * 2;
-  for (auto [name, launch] :
-       {std::pair<const char *, std::function<void()>>{"C2", runC2},
-        {"D2", runD2}}) {
-    launch();
-    CK(cudaGetLastError());
-    CK(cudaDeviceSynchronize());
-    CK(cudaMemcpy(b.data(), dB, TILE_BYTES, cudaMemcpyDeviceToHost));
-    diff = 0;
-    for (int i = 0; i < TILE_BYTES; ++i)
-      diff += a[i] != b[i];
-    printf("layout: %d bytes differ between A and %s\n", diff, name);
-  }
-  constexpr int kKinds = 7;
-  float best[kKinds], sum[kKinds];
-  for (int k = 0; k < kKinds; ++k)
-    best[k] = 1e9, sum[k] = 0;
-  const char *names[kKinds] = {
-      "A  cp.async, every row",
-      "AC cp.async, every row, cluster barrier",
-      "B  TMA multicast, half the rows each",
-      "C  half the rows, st.shared + st.async to the peer",
-      "D  half the rows by cp.async, bulk copy to the peer",
-      "C2 C pipelined, buffers handed back by barriers",
-      "D2 D, buffers handed back by barriers"};
-  auto run = [&](int k) {
-    if (k == 0)
-      runA();
-    else if (k == 1)
-      runAC();
-    else if (k == 2)
-      runB();
-    else if (k == 3)
-      runC();
-    else if (k == 4)
-      runD();
-    else if (k == 5)
-      runC2();
-    else
-      runD2();
-  };
+  std::vector<float> best(variants.size(), 1e9f), sum(variants.size(), 0.f);
   for (int round = 0; round < 5; ++round)
-    for (int k = 0; k < kKinds; ++k) {
+    for (size_t k = 0; k < variants.size(); ++k) {
       for (int w = 0; w < 2; ++w)
-        run(k);
+        variants[k].launch();
       cudaEventRecord(e0);
       for (int rep = 0; rep < 10; ++rep)
-        run(k);
+        variants[k].launch();
       cudaEventRecord(e1);
       CK(cudaEventSynchronize(e1));
       float ms;
@@ -731,8 +566,8 @@ int main(int argc, char **argv) {
       best[k] = ms < best[k] ? ms : best[k];
       sum[k] += ms;
     }
-  for (int k = 0; k < kKinds; ++k)
-    printf("%-44s min %.3f ms, mean %.3f ms, %.2f TB/s into shared memory\n",
-           names[k], best[k], sum[k] / 5, bytes / best[k] / 1e9);
+  for (size_t k = 0; k < variants.size(); ++k)
+    printf("%-52s min %.3f ms, mean %.3f ms, %.2f TB/s into shared memory\n",
+           variants[k].name, best[k], sum[k] / 5, bytes / best[k] / 1e9);
   return 0;
 }

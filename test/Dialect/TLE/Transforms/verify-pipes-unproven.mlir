@@ -107,6 +107,49 @@ func.func @ugt_may_be_negative(%n: index) {
 
 // -----
 
+// The same through a truncation: n = arg / 2 is never negative as an
+// index, but its low 32 bits may be (n = 2^31), so `n32 >u 0` is not
+// n > 0 and the peeled counts stay unproven.
+func.func @ugt_through_truncation(%arg: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = arith.divui %arg, %c2 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-warning @+1 {{the protocol check cannot prove that reader 'r' of pipe 'kv' waits for as many iterations as the writer commits: the writer commits trips(divui(argument 0 of @ugt_through_truncation, 2)) iterations, the reader waits for [cmpi.ugt(divui(argument 0 of @ugt_through_truncation, 2), 0)] + [cmpi.ugt(divui(argument 0 of @ugt_through_truncation, 2), 0)] x trips(divui(argument 0 of @ugt_through_truncation, 2) - 1) iterations}}
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %n32 = arith.index_cast %n : index to i32
+    %z32 = arith.constant 0 : i32
+    %pos = arith.cmpi ugt, %n32, %z32 : i32
+    scf.if %pos {
+      %first = tle.wait %p[%c0 : index] reader "r" -> memref<64xf32, 3>
+      %last = arith.subi %n, %c1 : index
+      %held = scf.for %i = %c0 to %last step %c1 iter_args(%cur = %first) -> memref<64xf32, 3> {
+        %next = arith.addi %i, %c1 : index
+        %v = tle.wait %p[%next : index] reader "r" -> memref<64xf32, 3>
+        %x = memref.load %cur[%c0] : memref<64xf32, 3>
+        tle.release %p[%i : index] reader "r"
+        scf.yield %v : memref<64xf32, 3>
+      }
+      %y = memref.load %held[%c0] : memref<64xf32, 3>
+      tle.release %p[%last : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // Split in halves, the reader's count is right, but not the same
 // polynomial as the writer's: the simulation finds no mismatch, the proof
 // is missing.

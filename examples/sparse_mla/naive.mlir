@@ -43,10 +43,10 @@
 // CHECK-NEXT:  q     1 (one_shot)  q      64x576xbf16  73728
 // CHECK-NEXT:  kv    2             kv     64x576xbf16  73728
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives  waits
-// CHECK-NEXT:  q.full   1      128    0         cp_async    yes    gather   attn
-// CHECK-NEXT:  kv.full  2      128    0         cp_async    yes    gather   attn
-// CHECK-NEXT:  kv.free  2      256    0         per_thread  no     attn     gather
+// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence    arrives  waits
+// CHECK-NEXT:  q.full   1      128    0         cp_async    readers  gather   attn
+// CHECK-NEXT:  kv.full  2      128    0         cp_async    readers  gather   attn
+// CHECK-NEXT:  kv.free  2      256    0         per_thread  no       attn     gather
 // CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
 // CHECK-NEXT:  barrier    count  readers
 // CHECK-NEXT:  q.reclaim  256    attn

@@ -80,15 +80,15 @@
 // CHECK-NEXT:                          alpha  64xf32       256
 // CHECK-NEXT:  final     1 (one_shot)  scale  64xf32       256
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier        slots  count  tx bytes  arrive                   fence  arrives      waits
-// CHECK-NEXT:  q.full         1      128    0         cp_async                 yes    gather       left
-// CHECK-NEXT:  kv.full        2      256    0         cp_async_and_per_thread  yes    gather       left
-// CHECK-NEXT:  kv.free        2      128    0         per_thread               no     left         gather
-// CHECK-NEXT:  kv_right.full  2      128    0         cp_async                 yes    gather       left, right
-// CHECK-NEXT:  kv_right.free  2      256    0         per_thread               no     left, right  gather
-// CHECK-NEXT:  score.full     1      128    0         per_thread               yes    left         right
-// CHECK-NEXT:  score.free     1      128    0         per_thread               no     right        left
-// CHECK-NEXT:  final.full     1      128    0         per_thread               no     left         right
+// CHECK-NEXT:  barrier        slots  count  tx bytes  arrive                   fence    arrives      waits
+// CHECK-NEXT:  q.full         1      128    0         cp_async                 readers  gather       left
+// CHECK-NEXT:  kv.full        2      256    0         cp_async_and_per_thread  readers  gather       left
+// CHECK-NEXT:  kv.free        2      128    0         per_thread               no       left         gather
+// CHECK-NEXT:  kv_right.full  2      128    0         cp_async                 readers  gather       left, right
+// CHECK-NEXT:  kv_right.free  2      256    0         per_thread               no       left, right  gather
+// CHECK-NEXT:  score.full     1      128    0         per_thread               writer   left         right
+// CHECK-NEXT:  score.free     1      128    0         per_thread               no       right        left
+// CHECK-NEXT:  final.full     1      128    0         per_thread               no       left         right
 // CHECK-NEXT:reclaims (one mbarrier each: every thread of the readers arrives, then waits):
 // CHECK-NEXT:  barrier           count  readers
 // CHECK-NEXT:  kv.reclaim        128    left

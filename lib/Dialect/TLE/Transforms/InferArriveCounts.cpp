@@ -170,8 +170,10 @@ FailureOr<BarrierAttr> PipeBarrierBuilder::buildFull(unsigned writer) {
   }
 
   // Generic-proxy writes that a reader hands to the tensor cores or TMA
-  // need a proxy fence between the two.
-  bool fence = false;
+  // need a proxy fence between the two: issued by the writer after its
+  // ordinary stores, by the readers after their wait for cp.async data.
+  // A field that only generic loads read needs none.
+  bool writerFence = false, readersFence = false;
   SmallVector<Attribute> waiters;
   for (auto reader : pipe.getReaders().getAsRange<ReaderAttr>()) {
     std::optional<unsigned> partition =
@@ -186,13 +188,18 @@ FailureOr<BarrierAttr> PipeBarrierBuilder::buildFull(unsigned writer) {
         continue;
       for (auto [view, field] :
            llvm::zip(wait.getViews(), pipe.getReaderFields(reader))) {
-        bool genericWrite =
-            llvm::any_of(summary.fieldTransports[field],
-                         [](Transport t) { return t != Transport::TMA; });
-        fence |= genericWrite && isReadByAsyncProxy(view);
+        if (!isReadByAsyncProxy(view))
+          continue;
+        writerFence |=
+            summary.fieldTransports[field].contains(Transport::Generic);
+        readersFence |=
+            summary.fieldTransports[field].contains(Transport::CpAsync);
       }
     }
   }
+  FenceKind fence = writerFence
+                        ? (readersFence ? FenceKind::Both : FenceKind::Writer)
+                        : (readersFence ? FenceKind::Readers : FenceKind::None);
   auto all = llvm::to_vector(llvm::seq<unsigned>(0, pipe.getNumFields()));
   return BarrierAttr::get(ctx, BarrierKind::Full, fieldNames(all), count,
                           summary.txBytes.value_or(0), arrive, fence,
@@ -219,7 +226,7 @@ SmallVector<BarrierAttr> PipeBarrierBuilder::buildFree(unsigned writer) {
         ctx, BarrierKind::Free, fieldNames(group.fields), count,
         /*txBytes=*/0,
         electedArrive ? ArriveKind::Elected : ArriveKind::PerThread,
-        /*fence=*/false, ArrayAttr::get(ctx, arrivers),
+        FenceKind::None, ArrayAttr::get(ctx, arrivers),
         ArrayAttr::get(ctx, {labelOf(writer)})));
   }
   return barriers;

@@ -61,6 +61,16 @@ struct PipeBarriers {
            full.getArrive() == ArriveKind::Elected ||
            full.getArrive() == ArriveKind::CpAsyncAndPerThread;
   }
+  /// Whether the writer fences its ordinary stores before it arrives.
+  bool writerFences() {
+    return full.getFence() == FenceKind::Writer ||
+           full.getFence() == FenceKind::Both;
+  }
+  /// Whether each reader fences cp.async data after its wait.
+  bool readersFence() {
+    return full.getFence() == FenceKind::Readers ||
+           full.getFence() == FenceKind::Both;
+  }
 };
 
 class PipeLowering {
@@ -371,7 +381,7 @@ void PipeLowering::lowerCommit(CommitOp op, PipeBarriers &barriers) {
   if (barriers.writesWithStores()) {
     // Ordinary stores that the async proxy reads next need the proxy fence
     // in each writing thread before its arrive publishes them.
-    if (barriers.full.getFence())
+    if (barriers.writerFences())
       fenceProxyAsync(loc);
     arrive(loc, barriers.fullArray, slot, kind == ArriveKind::Elected);
   }
@@ -385,7 +395,7 @@ void PipeLowering::lowerWait(WaitOp op, PipeBarriers &barriers) {
                          op.getParity());
   // cp.async data arrives without the writer executing anything after it,
   // so the reader orders it before its own async-proxy reads.
-  if (barriers.full.getFence() && barriers.writesWithCpAsync())
+  if (barriers.readersFence())
     fenceProxyAsync(loc);
   PipeOp pipe = barriers.pipe;
   SmallVector<Value> views = createSlotViews(

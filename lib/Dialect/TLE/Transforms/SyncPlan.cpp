@@ -253,7 +253,7 @@ void printText(const KernelPlan &plan, raw_ostream &os) {
                   std::to_string(b.barrier.getCount()),
                   std::to_string(b.barrier.getTxBytes()),
                   stringifyArriveKind(b.barrier.getArrive()).str(),
-                  b.barrier.getFence() ? "yes" : "no",
+                  stringifyFenceKind(b.barrier.getFence()).str(),
                   joinStrings(b.barrier.getArrivers()),
                   joinStrings(b.barrier.getWaiters())});
   barriers.print(os, "  ");
@@ -319,7 +319,7 @@ llvm::json::Value toJson(const KernelPlan &plan) {
         {"count", b.barrier.getCount()},
         {"tx_bytes", b.barrier.getTxBytes()},
         {"arrive", stringifyArriveKind(b.barrier.getArrive()).str()},
-        {"fence", b.barrier.getFence()},
+        {"fence", stringifyFenceKind(b.barrier.getFence()).str()},
         {"arrivers", toJson(b.barrier.getArrivers())},
         {"waiters", toJson(b.barrier.getWaiters())}});
   for (const ReclaimRow &r : plan.reclaims) {

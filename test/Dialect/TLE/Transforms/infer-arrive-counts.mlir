@@ -7,18 +7,18 @@
 // CHECK-LABEL: func.func @ordinary_stores
 // CHECK: tle.pipe "c1" capacity 1
 // CHECK-SAME: tle.barriers = [
-// CHECK-SAME: #tle.barrier<full, fields = ["x"], count = 32, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["w"], waiters = ["narrow"]>,
-// CHECK-SAME: #tle.barrier<free, fields = ["x"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow"], waiters = ["w"]>]
+// CHECK-SAME: #tle.barrier<full, fields = ["x"], count = 32, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["w"], waiters = ["narrow"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["x"], count = 128, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["narrow"], waiters = ["w"]>]
 // CHECK: tle.pipe "c2" capacity 2
-// CHECK-SAME: #tle.barrier<full, fields = ["lo", "hi"], count = 32, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["w"], waiters = ["narrow", "wide"]>,
-// CHECK-SAME: #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow"], waiters = ["w"]>,
-// CHECK-SAME: #tle.barrier<free, fields = ["hi"], count = 256, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["wide"], waiters = ["w"]>]
+// CHECK-SAME: #tle.barrier<full, fields = ["lo", "hi"], count = 32, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["w"], waiters = ["narrow", "wide"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["narrow"], waiters = ["w"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["hi"], count = 256, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["wide"], waiters = ["w"]>]
 // The tail is read by both readers: its free barrier counts both.
 // CHECK: tle.pipe "c3" capacity 3
-// CHECK-SAME: #tle.barrier<full, fields = ["lo", "hi", "tail"], count = 32, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["w"], waiters = ["narrow", "wide"]>,
-// CHECK-SAME: #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow"], waiters = ["w"]>,
-// CHECK-SAME: #tle.barrier<free, fields = ["hi"], count = 256, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["wide"], waiters = ["w"]>,
-// CHECK-SAME: #tle.barrier<free, fields = ["tail"], count = 384, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["narrow", "wide"], waiters = ["w"]>]
+// CHECK-SAME: #tle.barrier<full, fields = ["lo", "hi", "tail"], count = 32, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["w"], waiters = ["narrow", "wide"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["narrow"], waiters = ["w"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["hi"], count = 256, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["wide"], waiters = ["w"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["tail"], count = 384, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["narrow", "wide"], waiters = ["w"]>]
 
 // ELECTED-LABEL: func.func @ordinary_stores
 // ELECTED: tle.pipe "c3"
@@ -82,7 +82,7 @@ func.func @ordinary_stores(%n: index, %x: vector<4xf32>) {
 
 // CHECK-LABEL: func.func @one_shot
 // CHECK: tle.pipe "q" capacity 1 one_shot
-// CHECK-SAME: tle.barriers = [#tle.barrier<full, fields = ["q"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["load"], waiters = ["mma"]>]}
+// CHECK-SAME: tle.barriers = [#tle.barrier<full, fields = ["q"], count = 128, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["load"], waiters = ["mma"]>]}
 func.func @one_shot(%x: f32) {
   %c0 = arith.constant 0 : index
   %q = tle.shared_alloc : memref<1x64xf32, 3>
@@ -108,8 +108,8 @@ func.func @one_shot(%x: f32) {
 
 // CHECK-LABEL: func.func @tma
 // CHECK: tle.pipe "kv" capacity 2
-// CHECK-SAME: #tle.barrier<full, fields = ["k", "v"], count = 1, txBytes = 24576, arrive = expect_tx, fence = false, arrivers = ["tma"], waiters = ["mma"]>,
-// CHECK-SAME: #tle.barrier<free, fields = ["k", "v"], count = 128, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["mma"], waiters = ["tma"]>]
+// CHECK-SAME: #tle.barrier<full, fields = ["k", "v"], count = 1, txBytes = 24576, arrive = expect_tx, fence = no, arrivers = ["tma"], waiters = ["mma"]>,
+// CHECK-SAME: #tle.barrier<free, fields = ["k", "v"], count = 128, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["mma"], waiters = ["tma"]>]
 func.func @tma(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %n: index, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -145,17 +145,23 @@ func.func @tma(%map: !tle.tensor_map<64x64xbf16, swizzle = 0>, %n: index, %d: !n
 // -----
 
 // cp.async alone: one .noinc arrive per writer thread. cp.async mixed with
-// ordinary stores: both arrives per thread. Ordinary stores read by the
-// tensor cores need a proxy fence.
+// ordinary stores: both arrives per thread. A field read by the tensor
+// cores needs a proxy fence: in the writer when ordinary stores wrote it,
+// in the readers when cp.async did (biased: only the copied rows reach
+// the tensor cores; mixed: both kinds do).
 
 // CHECK-LABEL: func.func @cp_async
 // CHECK: tle.pipe "gather" capacity 2
-// CHECK-SAME: #tle.barrier<full, fields = ["rows"], count = 128, txBytes = 0, arrive = cp_async, fence = false, arrivers = ["producer"], waiters = ["consumer"]>
+// CHECK-SAME: #tle.barrier<full, fields = ["rows"], count = 128, txBytes = 0, arrive = cp_async, fence = no, arrivers = ["producer"], waiters = ["consumer"]>
 // CHECK: tle.pipe "masked" capacity 2
-// CHECK-SAME: #tle.barrier<full, fields = ["rows", "mask"], count = 256, txBytes = 0, arrive = cp_async_and_per_thread, fence = false,
+// CHECK-SAME: #tle.barrier<full, fields = ["rows", "mask"], count = 256, txBytes = 0, arrive = cp_async_and_per_thread, fence = no,
 // CHECK: tle.pipe "scores" capacity 2
-// CHECK-SAME: #tle.barrier<full, fields = ["p"], count = 128, txBytes = 0, arrive = per_thread, fence = true, arrivers = ["producer"], waiters = ["consumer"]>
-func.func @cp_async(%src: memref<?x64xf32>, %n: index, %x: f32, %y: vector<8xbf16>, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+// CHECK-SAME: #tle.barrier<full, fields = ["p"], count = 128, txBytes = 0, arrive = per_thread, fence = writer, arrivers = ["producer"], waiters = ["consumer"]>
+// CHECK: tle.pipe "biased" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["k", "bias"], count = 256, txBytes = 0, arrive = cp_async_and_per_thread, fence = readers,
+// CHECK: tle.pipe "mixed" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["k", "p"], count = 256, txBytes = 0, arrive = cp_async_and_per_thread, fence = both,
+func.func @cp_async(%src: memref<?x64xf32>, %src2: memref<?x64xbf16>, %n: index, %x: f32, %y: vector<8xbf16>, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %rows = tle.shared_alloc : memref<2x64xf32, 3>
@@ -165,6 +171,12 @@ func.func @cp_async(%src: memref<?x64xf32>, %n: index, %x: f32, %y: vector<8xbf1
   %g = tle.pipe "gather" capacity 2 fields(rows = %rows : memref<2x64xf32, 3>) readers(c)
   %m = tle.pipe "masked" capacity 2 fields(rows = %rows2 : memref<2x64xf32, 3>, mask = %mask : memref<2x64xf32, 3>) readers(c)
   %s = tle.pipe "scores" capacity 2 fields(p = %pbuf : memref<2x64x64xbf16, 3>) readers(c)
+  %kb = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %bb = tle.shared_alloc : memref<2x64xf32, 3>
+  %kx = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %px = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %bi = tle.pipe "biased" capacity 2 fields(k = %kb : memref<2x64x64xbf16, 3>, bias = %bb : memref<2x64xf32, 3>) readers(c)
+  %mx = tle.pipe "mixed" capacity 2 fields(k = %kx : memref<2x64x64xbf16, 3>, p = %px : memref<2x64x64xbf16, 3>) readers(c)
   tle.warp_specialize
   default "consumer" warps(4) {
     scf.for %i = %c0 to %n step %c1 {
@@ -175,6 +187,14 @@ func.func @cp_async(%src: memref<?x64xf32>, %n: index, %x: f32, %y: vector<8xbf1
       %p = tle.wait %s[%i : index] reader "c" -> memref<64x64xbf16, 3>
       %desc = nvgpu.warpgroup.generate.descriptor %p, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
       tle.release %s[%i : index] reader "c"
+      %ck, %cb = tle.wait %bi[%i : index] reader "c" -> memref<64x64xbf16, 3>, memref<64xf32, 3>
+      %dk = nvgpu.warpgroup.generate.descriptor %ck, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      %cbv = memref.load %cb[%c0] : memref<64xf32, 3>
+      tle.release %bi[%i : index] reader "c"
+      %xk, %xp = tle.wait %mx[%i : index] reader "c" -> memref<64x64xbf16, 3>, memref<64x64xbf16, 3>
+      %dxk = nvgpu.warpgroup.generate.descriptor %xk, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      %dxp = nvgpu.warpgroup.generate.descriptor %xp, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %mx[%i : index] reader "c"
     }
     tle.warp_yield
   }
@@ -190,6 +210,14 @@ func.func @cp_async(%src: memref<?x64xf32>, %n: index, %x: f32, %y: vector<8xbf1
       %p = tle.acquire %s[%i : index] -> memref<64x64xbf16, 3>
       vector.store %y, %p[%c0, %c0] : memref<64x64xbf16, 3>, vector<8xbf16>
       tle.commit %s[%i : index]
+      %wk, %wb = tle.acquire %bi[%i : index] -> memref<64x64xbf16, 3>, memref<64xf32, 3>
+      %t2 = nvgpu.device_async_copy %src2[%i, %c0], %wk[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      memref.store %x, %wb[%c0] : memref<64xf32, 3>
+      tle.commit %bi[%i : index]
+      %vk, %vp = tle.acquire %mx[%i : index] -> memref<64x64xbf16, 3>, memref<64x64xbf16, 3>
+      %t3 = nvgpu.device_async_copy %src2[%i, %c0], %vk[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      vector.store %y, %vp[%c0, %c0] : memref<64x64xbf16, 3>, vector<8xbf16>
+      tle.commit %mx[%i : index]
     }
     tle.warp_return
   }

@@ -186,6 +186,52 @@ func.func @cp_async(%src: memref<?x64xbf16>, %n: index, %d: !nvgpu.tensormap.des
 
 // -----
 
+// cp.async rows read by the tensor cores beside a bias written by ordinary
+// stores and read by loads: the reader fences after its wait, the writer
+// arrives both ways with no fence (nothing it stored reaches the async
+// proxy).
+// CHECK-LABEL: func.func @cp_async_and_bias
+// CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"}
+// CHECK: default "mma"
+// CHECK: tle.mbarrier_wait %[[FULL]]
+// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: partition "gather"
+// CHECK: nvgpu.device_async_copy
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%{{.*}}] cp_async
+// CHECK-NEXT: tle.mbarrier_arrive %[[FULL]][%{{.*}}] plain
+// CHECK-NOT: nvvm.fence.proxy
+// CHECK: tle.warp_return
+func.func @cp_async_and_bias(%src: memref<?x64xbf16>, %n: index, %x: f32, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %k = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %b = tle.shared_alloc : memref<2x64xf32, 3>
+  %kv = tle.pipe "kv" capacity 2 fields(k = %k : memref<2x64x64xbf16, 3>, bias = %b : memref<2x64xf32, 3>) readers(mma)
+  tle.warp_specialize
+  default "mma" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v, %bias = tle.wait %kv[%i : index] reader "mma" -> memref<64x64xbf16, 3>, memref<64xf32, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %v, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      %y = memref.load %bias[%c0] : memref<64xf32, 3>
+      tle.release %kv[%i : index] reader "mma"
+    }
+    tle.warp_yield
+  }
+  partition "gather" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v, %bias = tle.acquire %kv[%i : index] -> memref<64x64xbf16, 3>, memref<64xf32, 3>
+      %t = nvgpu.device_async_copy %src[%i, %c0], %v[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      memref.store %x, %bias[%c0] : memref<64xf32, 3>
+      tle.commit %kv[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // TMA: the writer waits for the slot, then thread 0 arrives with the bytes;
 // the copy completes the phase, so the commit emits nothing.
 // CHECK-LABEL: func.func @tma

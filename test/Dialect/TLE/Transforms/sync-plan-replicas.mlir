@@ -27,7 +27,7 @@
 
 // IR: tle.pipe "kv"
 // IR-SAME: readers(other, "c#0" = [a], "c#1" = [a], "c#2" = [a])
-// IR-SAME: #tle.barrier<free, fields = ["a"], count = 448, txBytes = 0, arrive = per_thread, fence = false, arrivers = ["other", "c#0", "c#1", "c#2"], waiters = ["producer"]>
+// IR-SAME: #tle.barrier<free, fields = ["a"], count = 448, txBytes = 0, arrive = per_thread, fence = no, arrivers = ["other", "c#0", "c#1", "c#2"], waiters = ["producer"]>
 // IR: partition "c#2" warps(4) registers(128) {
 // IR: tle.release %kv[%{{.*}} : index] reader "c#2" slot(%{{.*}})
 

@@ -24,6 +24,16 @@ def TLE_ArriveKind : I32EnumAttr<"ArriveKind", "how a side arrives on a barrier"
   let genSpecializedAttr = 0;
 }
 
+def TLE_FenceKind : I32EnumAttr<"FenceKind",
+    "which side of a full barrier issues fence.proxy.async", [
+    I32EnumAttrCase<"None", 0, "no">,
+    I32EnumAttrCase<"Writer", 1, "writer">,
+    I32EnumAttrCase<"Readers", 2, "readers">,
+    I32EnumAttrCase<"Both", 3, "both">]> {
+  let cppNamespace = "::mlir::tle";
+  let genSpecializedAttr = 0;
+}
+
 def TLE_ReaderAttr : AttrDef<TLE_Dialect, "Reader"> {
   let mnemonic = "reader";
   let summary = "A named reader of a pipe and the fields it reads";
@@ -72,14 +82,18 @@ def TLE_BarrierAttr : AttrDef<TLE_Dialect, "Barrier"> {
       its named barrier), `cp_async` (one `cp.async.mbarrier.arrive.noinc`
       per thread), `cp_async_and_per_thread` (both), `expect_tx` (one
       `mbarrier.arrive.expect_tx`).
-    * `fence`: whether the arriving threads issue `fence.proxy.async` first,
-      because the slot is written by the generic proxy and read by the async
-      proxy (wgmma, TMA store).
+    * `fence`: who issues `fence.proxy.async` for a field that the generic
+      proxy writes and the async proxy (wgmma, TMA store) reads: `writer`
+      (each writing thread before its arrive: the field is written by
+      ordinary stores), `readers` (each reader after its wait: the field is
+      written by cp.async, whose data lands with no writer instruction
+      after it), `both`, or `no`. A field that only generic loads read
+      needs none, however it was written.
     * `arrivers` / `waiters`: the partitions that arrive and wait.
 
     ```mlir
     #tle.barrier<full, fields = ["lo", "hi"], count = 32, txBytes = 0,
-                 arrive = per_thread, fence = false,
+                 arrive = per_thread, fence = no,
                  arrivers = ["producer"], waiters = ["left", "right"]>
     ```
   }];
@@ -89,7 +103,7 @@ def TLE_BarrierAttr : AttrDef<TLE_Dialect, "Barrier"> {
     "int64_t":$count,
     "int64_t":$txBytes,
     EnumParameter<TLE_ArriveKind>:$arrive,
-    "bool":$fence,
+    EnumParameter<TLE_FenceKind>:$fence,
     "ArrayAttr":$arrivers,
     "ArrayAttr":$waiters);
   let assemblyFormat = [{

@@ -161,13 +161,13 @@ def TLEInferArriveCounts : Pass<"tle-infer-arrive-counts"> {
     ```mlir
     %rows = tle.pipe "rows" capacity 2 fields(...) readers(...) {tle.barriers = [
       #tle.barrier<full, fields = ["lo", "hi"], count = 32, txBytes = 0,
-                   arrive = per_thread, fence = false,
+                   arrive = per_thread, fence = no,
                    arrivers = ["producer"], waiters = ["left", "right"]>,
       #tle.barrier<free, fields = ["lo"], count = 128, txBytes = 0,
-                   arrive = per_thread, fence = false,
+                   arrive = per_thread, fence = no,
                    arrivers = ["left"], waiters = ["producer"]>,
       #tle.barrier<free, fields = ["hi"], count = 128, txBytes = 0,
-                   arrive = per_thread, fence = false,
+                   arrive = per_thread, fence = no,
                    arrivers = ["right"], waiters = ["producer"]>]}
     ```
   }];

@@ -33,13 +33,11 @@ static bool mayReadSlotOf(Operation &op, PipeOp pipe) {
                                       }).wasInterrupted();
 }
 
-static bool drainsMultiplies(Operation &op);
-
 /// Whether a block that starts with no multiply in flight ends with none:
 /// a tle.wgmma_wait pending(0) (wgmma.wait_group 0 waits for every group)
 /// follows its last multiply, and every op after that wait that holds
 /// multiplies in its regions drains them too.
-static bool drainsMultiplies(Block &block) {
+static bool blockDrainsMultiplies(Block &block) {
   bool inFlight = false;
   for (Operation &op : block) {
     if (isa<WgmmaOp>(op))
@@ -56,12 +54,12 @@ static bool drainsMultiplies(Block &block) {
 /// flight: every block of its regions drains. A loop whose body drains
 /// retires in each iteration what was in flight when the iteration began,
 /// so after it nothing is in flight unless it ran no iteration at all.
-static bool drainsMultiplies(Operation &op) {
+bool tle::drainsMultiplies(Operation &op) {
   if (isa<WgmmaOp>(op))
     return false;
   for (Region &region : op.getRegions())
     for (Block &block : region)
-      if (!drainsMultiplies(block))
+      if (!blockDrainsMultiplies(block))
         return false;
   return true;
 }

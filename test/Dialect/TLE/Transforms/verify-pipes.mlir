@@ -1004,6 +1004,127 @@ func.func @reader_writes_shared_field(%n: index, %x: f32) {
 
 // -----
 
+// A sole reader may write its slot (an output staged in it), but not while
+// its own multiply may still read the field: the store would race with the
+// tensor cores' reads.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @reader_writes_under_its_multiply(%n: index, %x: bf16) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64x64xbf16, #sw>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64x64xbf16, #sw>
+      // expected-note @+1 {{the multiply}}
+      %d = tle.wgmma %v, %b, %zero
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %s = tle.wgmma_wait %d pending(1) : tensor<64x64xf32, #acc>
+      // expected-error @+1 {{reader 'r' of pipe 'kv' writes its slot of field 'a' while a tle.wgmma it issued may still read it; retire the multiply with a tle.wgmma_wait pending(0) first}}
+      memref.store %x, %v[%c0, %c0] : memref<64x64xbf16, #sw>
+      %t = tle.wgmma_wait %s pending(0) : tensor<64x64xf32, #acc>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64x64xbf16, #sw>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Nor may its multiplies read what it wrote: nothing fences a reader's
+// stores for the async proxy inside its window.
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @reader_write_read_by_tensor_cores(%n: index, %x: bf16) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64x64xbf16, #sw>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64x64xbf16, #sw>
+      // expected-note @+1 {{the store}}
+      memref.store %x, %v[%c0, %c0] : memref<64x64xbf16, #sw>
+      // expected-error @+1 {{this tle.wgmma reads field 'a' of pipe 'kv', which reader 'r' wrote with ordinary stores in the same window; nothing fences those stores for the tensor cores: hand the data over through a pipe of its own}}
+      %d = tle.wgmma %v, %b, %zero
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %s = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64x64xbf16, #sw>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Accepted: the stores follow every multiply that reads the field, each
+// retired by a wait in the same block or by the loop that issued it
+// ending each iteration with pending(0).
+#sw = #tle.shared<swizzle = 128>
+#acc = #tle.mma<warp_groups = [1, 1]>
+// CHECK-LABEL: func.func @reader_writes_after_its_multiplies
+func.func @reader_writes_after_its_multiplies(%n: index, %x: bf16) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = tle.shared_alloc : memref<2x64x64xbf16, #sw>
+  %b = tle.shared_alloc : memref<64x64xbf16, #sw>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64x64xbf16, #sw>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #acc>
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64x64xbf16, #sw>
+      %d = tle.wgmma %v, %b, %zero
+          : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+      %s = tle.wgmma_wait %d pending(0) : tensor<64x64xf32, #acc>
+      %acc = scf.for %k = %c0 to %c2 step %c1 iter_args(%c = %s) -> tensor<64x64xf32, #acc> {
+        %e = tle.wgmma %v, %b, %c
+            : memref<64x64xbf16, #sw>, memref<64x64xbf16, #sw>, tensor<64x64xf32, #acc>
+        %f = tle.wgmma_wait %e pending(0) : tensor<64x64xf32, #acc>
+        scf.yield %f : tensor<64x64xf32, #acc>
+      }
+      memref.store %x, %v[%c0, %c0] : memref<64x64xbf16, #sw>
+      memref.store %x, %v[%c0, %c1] : memref<64x64xbf16, #sw>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64x64xbf16, #sw>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 // A view that leaves its window through a yield.
 func.func @view_yielded(%n: index, %c: i1) {
   %c0 = arith.constant 0 : index

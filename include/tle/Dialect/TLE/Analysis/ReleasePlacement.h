@@ -48,6 +48,11 @@ bool readsStorageOf(WgmmaOp wgmma, PipeOp pipe);
 /// block, `point` or the op holding it) retires `wgmma`.
 bool isRetiredBefore(WgmmaOp wgmma, Operation *point);
 
+/// Whether `op`, an op with regions, leaves no multiply it issued in
+/// flight: every block of it ends with a tle.wgmma_wait pending(0) after
+/// its last multiply.
+bool drainsMultiplies(Operation &op);
+
 } // namespace mlir::tle
 
 #endif // TLE_DIALECT_TLE_ANALYSIS_RELEASEPLACEMENT_H

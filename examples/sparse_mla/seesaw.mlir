@@ -20,8 +20,8 @@
 //     first, 4% on the math alone; docs/benchmarks.md). With the first
 //     half of each tile it publishes the tile's bias (0 for a valid index,
 //     -inf otherwise), so that the consumers add it with one fma per score
-//     instead of loading and comparing indices. It loads each pair's
-//     indices one pair ahead.
+//     instead of loading and comparing indices. It loads an item's first
+//     indices before its Q copies and every later pair's one pair ahead.
 //   wg0 (216 registers) computes S0 = Q K0^T and owns out[:, 0:256]; wg1
 //     (216) computes S1 = Q K1^T and owns out[:, 256:512]: FlashMLA's
 //     register split. wg0 hands its row maximum to wg1 (pipe m0), wg1

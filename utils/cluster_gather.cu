@@ -294,6 +294,17 @@ __device__ void in_lock_step(const Exchange &x, unsigned char *smem, int tiles,
 #define KERNEL_ARGS                                                            \
   const __nv_bfloat16 *kv, const int *ids, int topk, int skv,                  \
       unsigned char *dump
+// What every variant that exchanges rows starts from: the CTA's tile
+// buffers, the barrier pair of each buffer, the exchange with its peer
+// (`full_count` arrivals complete a buffer), the token's row ids and the
+// number of tiles.
+#define EXCHANGE_SETUP(full_count)                                             \
+  extern __shared__ __align__(1024) unsigned char smem[];                      \
+  __shared__ __align__(8) uint64_t full[2], peer_free[2];                      \
+  Exchange x = setup_exchange(full, peer_free, smem, full_count);              \
+  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;                  \
+  int tiles = topk / ROWS
+
 #define CLUSTER_KERNEL                                                         \
   __global__ void __cluster_dims__(2, 1, 1) __launch_bounds__(128, 1)
 
@@ -330,11 +341,7 @@ CLUSTER_KERNEL kAC(KERNEL_ARGS) {
 
 CLUSTER_KERNEL kB(const __grid_constant__ CUtensorMap map, const int *ids,
                   int topk, unsigned char *dump) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) uint64_t full[2], peer_free[2];
-  Exchange x = setup_exchange(full, peer_free, smem, 1);
-  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
-  int tiles = topk / ROWS;
+  EXCHANGE_SETUP(1);
   auto issue = [&](int t) {
     int b = t & 1;
     unsigned char *buf = smem + b * TILE_BYTES;
@@ -359,11 +366,7 @@ CLUSTER_KERNEL kB(const __grid_constant__ CUtensorMap map, const int *ids,
 }
 
 CLUSTER_KERNEL kC(KERNEL_ARGS) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) uint64_t full[2], peer_free[2];
-  Exchange x = setup_exchange(full, peer_free, smem, 128);
-  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
-  int tiles = topk / ROWS;
+  EXCHANGE_SETUP(128);
   auto issue = [&](int t) {
     expect_peer_rows(x, t);
     for (int k = 0; k < 2; ++k) {
@@ -384,11 +387,7 @@ CLUSTER_KERNEL kC(KERNEL_ARGS) {
 /// C2: the next tile's loads issued before this tile's stores (two
 /// register sets of 72 registers).
 CLUSTER_KERNEL kC2(KERNEL_ARGS) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) uint64_t full[2], peer_free[2];
-  Exchange x = setup_exchange(full, peer_free, smem, 128);
-  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
-  int tiles = topk / ROWS;
+  EXCHANGE_SETUP(128);
   uint4 va[2][CHUNKS], vb[2][CHUNKS];
   auto load = [&](int t, uint4(&v)[2][CHUNKS]) {
     for (int k = 0; k < 2; ++k)
@@ -421,12 +420,8 @@ CLUSTER_KERNEL kC2(KERNEL_ARGS) {
 /// forwarded; D keeps the CTAs in lock step with a cluster barrier per
 /// tile, D2 hands each buffer back to the peer through its barrier.
 template <bool kHandBack> __device__ void gather_half_forward(KERNEL_ARGS) {
-  extern __shared__ __align__(1024) unsigned char smem[];
-  __shared__ __align__(8) uint64_t full[2], peer_free[2];
-  Exchange x = setup_exchange(full, peer_free, smem, 1);
-  const int *row_ids = ids + (size_t)(blockIdx.x / 2) * topk;
+  EXCHANGE_SETUP(1);
   uint64_t policy = evict_last_policy();
-  int tiles = topk / ROWS;
   auto issue = [&](int t) {
     copy_rows(kv, row_ids, t, skv, s32(smem + (t & 1) * TILE_BYTES),
               32 * x.rank, 2, policy);

@@ -52,10 +52,6 @@ struct PipeBarriers {
     return llvm::is_contained(free[i].getFields().getAsValueRange<StringAttr>(),
                               pipe.getFieldName(field));
   }
-  bool writesWithCpAsync() {
-    return full.getArrive() == ArriveKind::CpAsync ||
-           full.getArrive() == ArriveKind::CpAsyncAndPerThread;
-  }
   bool writesWithStores() {
     return full.getArrive() == ArriveKind::PerThread ||
            full.getArrive() == ArriveKind::Elected ||

@@ -1590,6 +1590,13 @@ func.func @grid_not_a_string() attributes {tle.grid = 3 : i32} {
 
 // -----
 
+// expected-error @+1 {{TLE attribute 'tle.cp_async_fence' must be "readers" or "none"}}
+func.func @cp_async_fence_unknown_mode() attributes {tle.cp_async_fence = "writer"} {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{unknown TLE attribute 'tle.persistant'}}
 func.func @misspelled() attributes {tle.persistant} {
   return

@@ -98,6 +98,12 @@ static LogicalResult verifyKernelAttribute(Operation *op, NamedAttribute attr) {
     valid = isa<StringAttr>(value);
   } else if (name == TLEDialect::kPersistentAttrName) {
     valid = isa<UnitAttr>(value);
+  } else if (name == TLEDialect::kCpAsyncFenceAttrName) {
+    auto mode = dyn_cast<StringAttr>(value);
+    if (!mode || (mode.getValue() != "readers" && mode.getValue() != "none"))
+      return op->emitError("TLE attribute '")
+             << name << "' must be \"readers\" or \"none\"";
+    valid = true;
   } else {
     return op->emitError("unknown TLE attribute '") << name << "'";
   }
@@ -121,6 +127,16 @@ LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
     return op->emitError("'") << kBarriersAttrName
                               << "' must be a non-empty array of #tle.barrier";
   return success();
+}
+
+bool mlir::tle::readersFenceCpAsync(Operation *op) {
+  auto func = isa<FunctionOpInterface>(op)
+                  ? op
+                  : op->getParentOfType<FunctionOpInterface>().getOperation();
+  auto mode =
+      func ? func->getAttrOfType<StringAttr>(TLEDialect::kCpAsyncFenceAttrName)
+           : StringAttr();
+  return !mode || mode.getValue() != "none";
 }
 
 std::optional<int64_t> mlir::tle::getBufferByteSize(MemRefType type) {

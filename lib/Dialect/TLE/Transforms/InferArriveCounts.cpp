@@ -171,8 +171,10 @@ FailureOr<BarrierAttr> PipeBarrierBuilder::buildFull(unsigned writer) {
 
   // Generic-proxy writes that a reader hands to the tensor cores or TMA
   // need a proxy fence between the two: issued by the writer after its
-  // ordinary stores, by the readers after their wait for cp.async data.
-  // A field that only generic loads read needs none.
+  // ordinary stores, by the readers after their wait for cp.async data
+  // (unless the kernel says tle.cp_async_fence = "none"). A field that only
+  // generic loads read needs none.
+  bool fenceCpAsync = readersFenceCpAsync(pipe);
   bool writerFence = false, readersFence = false;
   SmallVector<Attribute> waiters;
   for (auto reader : pipe.getReaders().getAsRange<ReaderAttr>()) {
@@ -192,8 +194,8 @@ FailureOr<BarrierAttr> PipeBarrierBuilder::buildFull(unsigned writer) {
           continue;
         writerFence |=
             summary.fieldTransports[field].contains(Transport::Generic);
-        readersFence |=
-            summary.fieldTransports[field].contains(Transport::CpAsync);
+        readersFence |= fenceCpAsync && summary.fieldTransports[field].contains(
+                                            Transport::CpAsync);
       }
     }
   }

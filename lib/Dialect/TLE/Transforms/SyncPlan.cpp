@@ -82,6 +82,8 @@ struct KernelPlan {
   SmallVector<TokenRow> tokens;
   SmallVector<ReclaimRow> reclaims;
   int64_t bufferBytes = 0, barrierBytes = 0;
+  /// False under tle.cp_async_fence = "none".
+  bool readersFenceCpAsync = true;
 };
 
 /// Verified buffers have a byte size.
@@ -117,6 +119,7 @@ FailureOr<KernelPlan> buildPlan(WarpSpecializeOp ws) {
   KernelPlan plan;
   auto func = ws->getParentOfType<FunctionOpInterface>();
   plan.kernel = func ? func.getName().str() : "<no function>";
+  plan.readersFenceCpAsync = readersFenceCpAsync(ws);
 
   WarpLayout layout = computeWarpLayout(ws);
   SmallVector<unsigned> budgets = deriveWarpGroupRegisters(layout);
@@ -257,6 +260,9 @@ void printText(const KernelPlan &plan, raw_ostream &os) {
                   joinStrings(b.barrier.getArrivers()),
                   joinStrings(b.barrier.getWaiters())});
   barriers.print(os, "  ");
+  if (!plan.readersFenceCpAsync)
+    os << "cp.async data: its readers do not fence it for the tensor cores or "
+          "TMA (tle.cp_async_fence = \"none\")\n";
   if (!plan.reclaims.empty()) {
     os << "reclaims (one mbarrier each: every thread of the readers arrives, "
           "then waits):\n";
@@ -348,6 +354,7 @@ llvm::json::Value toJson(const KernelPlan &plan) {
       {"barriers", std::move(barriers)},
       {"reclaims", std::move(reclaims)},
       {"tokens", std::move(tokens)},
+      {"cp_async_fence", plan.readersFenceCpAsync ? "readers" : "none"},
       {"shared_memory",
        llvm::json::Object{{"buffers", plan.bufferBytes},
                           {"barriers", plan.barrierBytes},

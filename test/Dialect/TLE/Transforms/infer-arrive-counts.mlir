@@ -226,6 +226,55 @@ func.func @cp_async(%src: memref<?x64xf32>, %src2: memref<?x64xbf16>, %n: index,
 
 // -----
 
+// tle.cp_async_fence = "none": the readers of cp.async data do not fence
+// (biased: no fence at all; mixed: the writer still fences its stores).
+
+// CHECK-LABEL: func.func @cp_async_unfenced
+// CHECK: tle.pipe "biased" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["k", "bias"], count = 256, txBytes = 0, arrive = cp_async_and_per_thread, fence = no,
+// CHECK: tle.pipe "mixed" capacity 2
+// CHECK-SAME: #tle.barrier<full, fields = ["k", "p"], count = 256, txBytes = 0, arrive = cp_async_and_per_thread, fence = writer,
+func.func @cp_async_unfenced(%src2: memref<?x64xbf16>, %n: index, %x: f32, %y: vector<8xbf16>, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) attributes {tle.cp_async_fence = "none"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %kb = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %bb = tle.shared_alloc : memref<2x64xf32, 3>
+  %kx = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %px = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %bi = tle.pipe "biased" capacity 2 fields(k = %kb : memref<2x64x64xbf16, 3>, bias = %bb : memref<2x64xf32, 3>) readers(c)
+  %mx = tle.pipe "mixed" capacity 2 fields(k = %kx : memref<2x64x64xbf16, 3>, p = %px : memref<2x64x64xbf16, 3>) readers(c)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %ck, %cb = tle.wait %bi[%i : index] reader "c" -> memref<64x64xbf16, 3>, memref<64xf32, 3>
+      %dk = nvgpu.warpgroup.generate.descriptor %ck, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      %cbv = memref.load %cb[%c0] : memref<64xf32, 3>
+      tle.release %bi[%i : index] reader "c"
+      %xk, %xp = tle.wait %mx[%i : index] reader "c" -> memref<64x64xbf16, 3>, memref<64x64xbf16, 3>
+      %dxk = nvgpu.warpgroup.generate.descriptor %xk, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      %dxp = nvgpu.warpgroup.generate.descriptor %xp, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %mx[%i : index] reader "c"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %wk, %wb = tle.acquire %bi[%i : index] -> memref<64x64xbf16, 3>, memref<64xf32, 3>
+      %t2 = nvgpu.device_async_copy %src2[%i, %c0], %wk[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      memref.store %x, %wb[%c0] : memref<64xf32, 3>
+      tle.commit %bi[%i : index]
+      %vk, %vp = tle.acquire %mx[%i : index] -> memref<64x64xbf16, 3>, memref<64x64xbf16, 3>
+      %t3 = nvgpu.device_async_copy %src2[%i, %c0], %vk[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      vector.store %y, %vp[%c0, %c0] : memref<64x64xbf16, 3>, vector<8xbf16>
+      tle.commit %mx[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 func.func @tma_mixed(%map: !tle.tensor_map<64xf32, swizzle = 0>, %n: index, %x: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -29,6 +29,7 @@
 // JSON: "kernels": [
 // JSON: "name": "q.full"
 // JSON: "tx_bytes": 73728
+// JSON: "cp_async_fence": "readers"
 // JSON: "kernel": "attention"
 // JSON: "registers": 232
 // JSON: "registers_requested": false

@@ -39,6 +39,7 @@ int64_t getSwizzleBytes(MemRefType type);
 /// fields, readers and tokens are, so that they print bare and can name
 /// barriers (`kv.free.left`) in reports.
 bool isIdentifier(StringRef name);
+
 /// `mma#1`: the name --tle-expand-replicas gives replica `replica` of a
 /// partition or reader called `name`. It is no identifier, so it cannot
 /// collide with a name the author wrote.
@@ -49,6 +50,9 @@ bool isIdentifierOrReplicaName(StringRef name);
 /// still has a replicated partition: pass `pass` works on the partitions
 /// --tle-expand-replicas writes out.
 LogicalResult requireExpandedReplicas(Operation *root, StringRef pass);
+/// Whether the readers of cp.async data in `op`'s kernel fence before the
+/// async proxy reads it: false only under tle.cp_async_fence = "none".
+bool readersFenceCpAsync(Operation *op);
 } // namespace mlir::tle
 
 #include "tle/Dialect/TLE/IR/TLEInterfaces.h.inc"

@@ -62,6 +62,11 @@ def TLE_Dialect : Dialect {
     /// grid, and wants at most one CTA per multiprocessor.
     static constexpr ::llvm::StringLiteral kPersistentAttrName =
         "tle.persistent";
+    /// On a kernel function: "readers" (the default) or "none", whether a
+    /// reader fences cp.async data before the async proxy reads it
+    /// (docs/SyncDerivation.md, proxy fences).
+    static constexpr ::llvm::StringLiteral kCpAsyncFenceAttrName =
+        "tle.cp_async_fence";
   }];
 }
 

@@ -10,8 +10,9 @@ tle_seesaw, tle_NAME with NAME=KERNEL given, ...); tle must be importable.
 With IDS=invalid in the environment every index is -1: no KV row is read
 and all the math still runs (utils/sparse_mla_memory_probe.py), which
 profiles the consumers' path without the gather's memory latency.
-SQ=n and TOPK=k in the environment change those two sizes, e.g. TOPK=128
-(one pair of KV tiles per CTA) to see where the cost of each CTA goes.
+SQ=n, SKV=n and TOPK=k in the environment change those sizes, e.g. TOPK=128
+(one pair of KV tiles per CTA) to see where the cost of each CTA goes, or
+SKV=8192 (every row in L2).
 """
 
 import math
@@ -37,8 +38,9 @@ def main(argv):
     loaders, _ = bench.select_implementations(argv[0], options)
     fn = loaders[argv[0]](options)
     sq = int(os.environ.get("SQ", 512))
+    skv = int(os.environ.get("SKV", 65536))
     topk = int(os.environ.get("TOPK", 2048))
-    q, kv, idx = make_inputs(sq, 65536, 128, topk, seed=7)
+    q, kv, idx = make_inputs(sq, skv, 128, topk, seed=7)
     if os.environ.get("IDS") == "invalid":
         idx = torch.full_like(idx, -1)
     torch.cuda.synchronize()

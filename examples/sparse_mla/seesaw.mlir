@@ -82,8 +82,9 @@
 // item; the turn token s1_done is a named barrier of its own.
 //
 // The readers of the gathered rows do not fence them before the tensor
-// cores read them (tle.cp_async_fence = "none", the line after the
-// barriers): the PTX ISA does not say that a completed cp.async is visible
+// cores read them (tle.cp_async_fence = "none": the line after the
+// barriers, and a warning of the protocol check, which cannot prove it
+// safe): the PTX ISA does not say that a completed cp.async is visible
 // to the async proxy without fence.proxy.async, but Triton, CUTLASS's
 // cp.async mainloops and FlashMLA rely on it, and the six fences a pair
 // cost this kernel 1-2% (docs/SyncDerivation.md, docs/benchmarks.md).

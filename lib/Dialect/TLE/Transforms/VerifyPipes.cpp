@@ -624,6 +624,21 @@ reportUnprovenCounts(ArrayRef<std::pair<PipeOp, CountComparison>> unproven,
   return failure(strict && (!unproven.empty() || !tokens.empty()));
 }
 
+/// A kernel that drops its readers' proxy fences for cp.async data relies
+/// on a visibility the PTX memory model does not promise: the check says so.
+static LogicalResult reportUnfencedCpAsync(WarpSpecializeOp ws, bool strict) {
+  if (readersFenceCpAsync(ws))
+    return success();
+  Operation *func = ws->getParentOfType<FunctionOpInterface>();
+  emitUnproven(func ? func : ws.getOperation(), strict)
+      << "the protocol check cannot prove that the readers of cp.async data "
+         "see it through the async proxy (the tensor cores, TMA): "
+         "tle.cp_async_fence = \"none\" drops their fence.proxy.async, and "
+         "the PTX memory model does not promise that a completed cp.async is "
+         "visible there without one";
+  return failure(strict);
+}
+
 //===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
@@ -693,7 +708,9 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
   SmallVector<std::pair<TokenOp, CountComparison>> unprovenTokens;
   if (failed(checkTokenCounts(ws, tokens, unprovenTokens)))
     return failure();
-  return reportUnprovenCounts(unprovenCounts, unprovenTokens, strict);
+  if (failed(reportUnprovenCounts(unprovenCounts, unprovenTokens, strict)))
+    return failure();
+  return reportUnfencedCpAsync(ws, strict);
 }
 
 namespace {

@@ -342,3 +342,33 @@ func.func @divides_by_zero(%n: index) {
   }
   return
 }
+
+// -----
+
+// Readers of cp.async data without their proxy fences (tle.cp_async_fence =
+// "none") rely on what the PTX memory model does not promise.
+// expected-warning @+1 {{the protocol check cannot prove that the readers of cp.async data see it through the async proxy (the tensor cores, TMA): tle.cp_async_fence = "none" drops their fence.proxy.async, and the PTX memory model does not promise that a completed cp.async is visible there without one}}
+func.func @unfenced_cp_async(%src: memref<?x64xf32>, %n: index) attributes {tle.cp_async_fence = "none"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      %t = nvgpu.device_async_copy %src[%i, %c0], %v[%c0], 4 : memref<?x64xf32> to memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check cannot prove that the readers of cp.async data

@@ -231,7 +231,9 @@ def TLESyncPlan : Pass<"tle-sync-plan"> {
     (requested or derived) and named barrier, with the CTA's register total;
     the pipes with their fields and bytes per slot; every barrier from
     `--tle-infer-arrive-counts` with its arrive count, transaction bytes,
-    arrive form, arriving and waiting partitions; the mbarrier on which
+    arrive form, proxy fence, arriving and waiting partitions (and a line
+    when the kernel's readers do not fence cp.async data, under
+    `tle.cp_async_fence = "none"`); the mbarrier on which
     the readers of a pipe meet to `tle.reclaim` it, with its count; the
     turn tokens with their named barriers; and the shared-memory footprint
     of the buffers and barriers (before alignment). With

@@ -130,12 +130,11 @@ LogicalResult TLEDialect::verifyOperationAttribute(Operation *op,
 }
 
 bool mlir::tle::readersFenceCpAsync(Operation *op) {
-  auto func = isa<FunctionOpInterface>(op)
-                  ? op
-                  : op->getParentOfType<FunctionOpInterface>().getOperation();
+  if (!isa<FunctionOpInterface>(op))
+    op = op->getParentOfType<FunctionOpInterface>();
   auto mode =
-      func ? func->getAttrOfType<StringAttr>(TLEDialect::kCpAsyncFenceAttrName)
-           : StringAttr();
+      op ? op->getAttrOfType<StringAttr>(TLEDialect::kCpAsyncFenceAttrName)
+         : StringAttr();
   return !mode || mode.getValue() != "none";
 }
 

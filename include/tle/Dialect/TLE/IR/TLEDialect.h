@@ -39,7 +39,6 @@ int64_t getSwizzleBytes(MemRefType type);
 /// fields, readers and tokens are, so that they print bare and can name
 /// barriers (`kv.free.left`) in reports.
 bool isIdentifier(StringRef name);
-
 /// `mma#1`: the name --tle-expand-replicas gives replica `replica` of a
 /// partition or reader called `name`. It is no identifier, so it cannot
 /// collide with a name the author wrote.

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""One call of the public SparseMLA op (SparseMLA(), which picks the
+fastest shipped variant) on the edge cases, checked against the fp32
+reference, small enough for compute-sanitizer:
+
+    PYTHONPATH=SITE compute-sanitizer --tool memcheck|racecheck|synccheck \\
+        --error-exitcode 9 python3 utils/sparse_mla_sanitizer_case.py
+
+SQ=70 (140 items on 132 CTAs), SKV=8192, topk=256, H=128; 25% invalid ids
+of every kind, 5% rows without a valid id, attn_sink with +inf and -inf,
+topk_length from 0 to topk. Exits 1 when the result is off.
+"""
+
+import math
+import sys
+
+import torch
+
+from tle.sparse_mla import reference
+from tle.sparse_mla.inputs import make_inputs
+from tle.sparse_mla.kernel import SparseMLA
+
+
+def main():
+    torch.manual_seed(3)
+    q, kv, idx = make_inputs(70, 8192, 128, 256, invalid_frac=0.25, empty_frac=0.05, seed=3)
+    sink = torch.randn(128, device="cuda")
+    sink[0], sink[1] = math.inf, -math.inf
+    length = torch.randint(0, 257, (70,), device="cuda", dtype=torch.int32)
+    length[0], length[1] = 0, 256
+    scale = 1 / math.sqrt(576)
+    f = SparseMLA()
+    print("variant", f.variant_for(q, kv, idx, attn_sink=sink, topk_length=length).name)
+    out, max_logits, lse = f(q, kv, idx, scale, attn_sink=sink, topk_length=length)
+    ref_out, ref_max, ref_lse = reference.sparse_mla_reference(
+        q, kv, idx, scale, attn_sink=sink, topk_length=length)
+    same_inf = (torch.equal(torch.isinf(lse), torch.isinf(ref_lse))
+                and torch.equal(torch.isinf(max_logits), torch.isinf(ref_max)))
+    finite = torch.isfinite(ref_lse)
+    d_out = (out.float() - ref_out.float()).abs().max().item()
+    d_lse = (lse[finite] - ref_lse[finite]).abs().max().item()
+    print(f"out max|d| {d_out:.2e}, lse max|d| {d_lse:.2e}, "
+          f"infinities where the reference has them: {same_inf}")
+    return 0 if d_out < 1e-2 and d_lse < 1e-4 and same_inf else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,9 +1,17 @@
-"""The wheel's tag. It holds libtle_runtime.so, a native library that
-tle.runtime loads with ctypes, and tle._launch, an extension module built
-with the limited API (abi3, Python 3.9+) that tle.runtime does without
-where it cannot import it: the wheel is for one platform but for any
-Python 3 on it (py3-none-PLATFORM), so that one built with Python 3.11
-installs on 3.12. Everything else is in pyproject.toml."""
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The wheel's version and tag; everything else is in pyproject.toml.
+
+Version: tle/_version.py's (BASE.N, N the number of commits in the git
+history), which the build wrote into the staged copy.
+
+Tag: the wheel holds libtle_runtime.so, a native library that tle.runtime
+loads with ctypes, so it is for one platform. Where it also holds
+tle._launch, an extension module built with the limited API of Python 3.9,
+it is tagged cp39-abi3-PLATFORM (any CPython from 3.9 on); without it it
+is pure Python on one platform, py3-none-PLATFORM.
+"""
+
+import os
 
 from setuptools import setup
 from setuptools.dist import Distribution
@@ -12,6 +20,17 @@ try:
     from setuptools.command.bdist_wheel import bdist_wheel
 except ImportError:  # setuptools < 70.1 has it from the wheel package
     from wheel.bdist_wheel import bdist_wheel
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VERSION_FILE = os.path.join(HERE, "tle", "_version.py")
+
+
+def version():
+    """The staged tle/_version.py's version (one implementation: that
+    file's)."""
+    scope = {"__file__": VERSION_FILE}
+    exec(compile(open(VERSION_FILE).read(), VERSION_FILE, "exec"), scope)
+    return scope["__version__"]
 
 
 class PlatformDistribution(Distribution):
@@ -23,7 +42,11 @@ class PlatformDistribution(Distribution):
 
 class PlatformWheel(bdist_wheel):
     def get_tag(self):
-        return "py3", "none", super().get_tag()[2]
+        platform = super().get_tag()[2]
+        if os.path.exists(os.path.join(HERE, "tle", "_launch.abi3.so")):
+            return "cp39", "abi3", platform
+        return "py3", "none", platform
 
 
-setup(distclass=PlatformDistribution, cmdclass={"bdist_wheel": PlatformWheel})
+setup(version=version(), distclass=PlatformDistribution,
+      cmdclass={"bdist_wheel": PlatformWheel})

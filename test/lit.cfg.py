@@ -47,7 +47,7 @@ if os.path.exists(tle_run):
     if probe.returncode == 0:
         config.available_features.add("cuda-device")
 
-# The examples live outside test/ but carry their own RUN lines.
+# The kernels and examples live outside test/ but carry their own RUN lines.
 config.substitutions.append(("%tle_src_root", config.tle_src_root))
 config.substitutions.append(("%tle_obj_root", config.tle_obj_root))
 
@@ -72,9 +72,17 @@ if ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", ptxas))
 
+# nvcc from the CUDA toolkit, which compiles the CUDA probes of bench/.
+nvcc = shutil.which("nvcc") or (
+    "/usr/local/cuda/bin/nvcc"
+    if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+if nvcc:
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", nvcc))
+
 # The wheel of the Python package, and Debian's Python with pytest to test
 # it (test/python).
-wheels = sorted(glob.glob(os.path.join(config.tle_obj_root, "wheels", "tle-*.whl")),
+wheels = sorted(glob.glob(os.path.join(config.tle_obj_root, "wheels", "tle_mlir-*.whl")),
                 key=os.path.getmtime)
 if config.tle_python and wheels:
     config.available_features.add("python-wheel")
@@ -103,7 +111,7 @@ for tool in ("clang-format", "git"):
 if os.environ.get("CI") == "true":
     for feature in ("runtime-unittests", "tle-run-unittests",
                     "problems-unittests", "ptxas",
-                    "libdevice", "clang-format", "git", "python-wheel",
+                    "libdevice", "nvcc", "clang-format", "git", "python-wheel",
                     "pytest"):
         if feature not in config.available_features:
             lit_config.fatal("CI must run every CPU test, but '%s' is "

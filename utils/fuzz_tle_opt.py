@@ -2,8 +2,8 @@
 """Fuzzes tle-opt with mutations of the test corpus, looking for kernels the
 protocol check mishandles.
 
-Every input is one split (`// -----`) of a .mlir file under test/ or
-examples/, damaged by one to three mutations: the text ones of
+Every input is one split (`// -----`) of a .mlir file under test/,
+kernels/ or examples/, damaged by one to three mutations: the text ones of
 mutate_inputs.py (cut, line dropped or repeated, characters replaced) and
 ones that keep it parseable more often (a number changed, two lines
 swapped, a value or a lifecycle op replaced by another). Each runs through
@@ -109,7 +109,7 @@ def mutate(text, rng):
 
 def load_corpus(root):
     chunks = []
-    for folder in ("test", "examples"):
+    for folder in ("test", "kernels", "examples"):
         for dirpath, _, files in sorted(os.walk(os.path.join(root, folder))):
             for name in sorted(files):
                 if not name.endswith(".mlir"):
@@ -158,7 +158,7 @@ def main():
     parser.add_argument("--tool", required=True, help="the tle-opt binary")
     parser.add_argument("--root", default=os.path.dirname(
         os.path.dirname(os.path.abspath(__file__))),
-                        help="the source tree whose test/ and examples/ "
+                        help="the source tree whose test/, kernels/ and examples/ "
                              "make the corpus")
     parser.add_argument("--count", type=int, default=100)
     parser.add_argument("--first", type=int, default=0,

@@ -39,13 +39,14 @@ configure_and_build() {
 
 ptxas=${TLE_PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
 
-# The main job: for every shipped example, print the sync plan the compiler
-# derived, compile it to PTX for sm_90a (with its metadata) under
-# $build/examples-out, and print ptxas's resource line where ptxas exists.
+# The main job: for every shipped kernel and example, print the sync plan
+# the compiler derived, compile it to PTX for sm_90a (with its metadata)
+# under $build/kernels-out, and print ptxas's resource line where ptxas
+# exists.
 run_main_job() {
-  local example name out="$build/examples-out"
+  local example name out="$build/kernels-out"
   mkdir -p "$out"
-  for example in "$root"/examples/*/*.mlir; do
+  for example in "$root"/kernels/*/*.mlir "$root"/examples/*/*.mlir; do
     name=$(basename "$example" .mlir)
     echo "== ${example#$root/}"
     "$build/bin/tle-opt" "$example" --tle-derive-sync --tle-sync-plan \
@@ -68,7 +69,7 @@ run_tests() {
   local log
   log=$(mktemp)
   local status=0
-  "$llvm/bin/lit" -sv "$build/test" "$build/examples" | tee "$log" || status=$?
+  "$llvm/bin/lit" -sv "$build/test" "$build/kernels" "$build/examples" | tee "$log" || status=$?
   local passed failed
   passed=$(sed -n 's/^ *Passed *: *\([0-9]*\).*/\1/p' "$log")
   failed=$(sed -n 's/^ *Failed *: *\([0-9]*\).*/\1/p' "$log")

@@ -2,6 +2,7 @@
 is installed from the wheel, everything it needs inside it."""
 
 import os
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -65,6 +66,20 @@ def test_the_wheel_carries_the_library_and_kernels():
 
 @needs_wheel
 def test_the_wheel_fits_any_python_3():
-    wheel = metadata.distribution("tle").read_text("WHEEL")
+    """cp39-abi3 with tle._launch (limited API 3.9), py3-none without."""
+    wheel = metadata.distribution("tle-mlir").read_text("WHEEL")
     tags = [line.split(": ")[1] for line in wheel.splitlines() if line.startswith("Tag")]
-    assert len(tags) == 1 and tags[0].startswith("py3-none-linux_"), wheel
+    launch = os.path.exists(os.path.join(os.path.dirname(tle.__file__), "_launch.abi3.so"))
+    expected = "cp39-abi3-linux_" if launch else "py3-none-linux_"
+    assert len(tags) == 1 and tags[0].startswith(expected), wheel
+
+
+@needs_wheel
+def test_the_version_counts_the_commits():
+    """The wheel's version is 0.2.N, N the commits it was built from, and
+    tle.__version__ says the same without asking git."""
+    version = metadata.version("tle-mlir")
+    assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
+    assert tle.__version__ == version
+    from tle import _version
+    assert _version.VERSION == version

@@ -44,7 +44,7 @@ def test_variants_fastest_first_with_their_limits():
 
 
 def test_every_variant_is_an_example():
-    """The build compiles examples/sparse_mla/NAME.mlir for each variant."""
+    """The build compiles kernels/sparse_mla/NAME.mlir for each variant."""
     for v in VARIANTS:
         assert os.path.isfile(os.path.join(REPO, "examples", "sparse_mla",
                                            v.name + ".mlir")), v.name

@@ -21,7 +21,7 @@ compiled kernel given by --tle-kernel PATH (or $TLE_SPARSE_MLA_KERNEL, its
 of a bundled variant of that name), and may be repeated. Peers:
 "triton_naive", the Triton kernel of the same dataflow as the naive
 variant, and "flashmla", FlashMLA's sm90 kernel through a peer extension
-built on the GPU machine (docs/benchmarks.md says how), found in
+built on the GPU machine (bench/peers/README.md says how), found in
 --flashmla-peer or $TLE_FLASHMLA_PEER; it is left out with a note when
 absent.
 

@@ -1,4 +1,4 @@
-"""Calls of TLE's compiled SparseMLA kernels (examples/sparse_mla) with
+"""Calls of TLE's compiled SparseMLA kernels (kernels/sparse_mla) with
 FlashMLA's shapes, launched through the runtime's launch plans.
 
     f = SparseMLA()                        # the fastest shipped variant per shape
@@ -39,7 +39,7 @@ except ImportError as error:
 INT32_MAX = 2 ** 31 - 1
 # cp.async copies 16 bytes at a time.
 ALIGN_BYTES = 16
-# The kernels' arguments, in order (examples/sparse_mla/naive.mlir): q [B,
+# The kernels' arguments, in order (kernels/sparse_mla/naive.mlir): q [B,
 # SQ, H, 576], kv [B, SKV, 1, 576], indices [B, SQ, 1, topk], out [B, SQ,
 # H, 512], max_logits and lse [B, SQ, H], sm_scale, attn_sink [H],
 # topk_length [B * SQ], and optionally out_map, a TMA descriptor of out

@@ -1,7 +1,7 @@
 """The SparseMLA kernels this package ships, fastest first, and the shapes
 each takes.
 
-A variant NAME is examples/sparse_mla/NAME.mlir, compiled when the wheel is
+A variant NAME is kernels/sparse_mla/NAME.mlir, compiled when the wheel is
 built (`ninja -C build tle-wheel`) into kernels/NAME.ptx with its metadata
 kernels/NAME.json, and kernels/NAME.cubin where ptxas was found.
 variants.json beside this file lists them, and the build compiles what it

@@ -18,7 +18,7 @@ using runtime::KernelInfo;
 
 namespace {
 
-/// examples/sparse_mla/naive.mlir's arguments, the optional two included.
+/// kernels/sparse_mla/naive.mlir's arguments, the optional two included.
 KernelInfo sparseMLAKernel() {
   return makeKernel(
       "sparse_mla_naive",

@@ -17,7 +17,7 @@
 //     maximum), and both right halves come free only at the end of wg1's
 //     pair, so K0 comes whole first: one refill, not two, between the end
 //     of a pair and the next S0 (1.5-2.5% faster than K1's right half
-//     first, 4% on the math alone; docs/benchmarks.md). With the first
+//     first, 4% on the math alone; the lab notebook, bench/results/). With the first
 //     half of each tile it publishes the tile's bias (0 for a valid index,
 //     -inf otherwise), so that the consumers add it with one fma per score
 //     instead of loading and comparing indices. It loads an item's first
@@ -50,7 +50,7 @@
 // stores (tle.tma_store) through the extra argument out_map, a descriptor
 // of out as [B * SQ * H, 512] with 64 x 64 boxes, as FlashMLA does from
 // Q's storage (1-2% faster than storing 16 bytes a thread;
-// docs/benchmarks.md). The item's last pair is peeled off its loop so
+// the lab notebook, bench/results/). The item's last pair is peeled off its loop so
 // that the window on that half lasts through the epilogue; the memref
 // `out` is not read or written here: it stays in the signature that every
 // SparseMLA kernel shares.
@@ -62,7 +62,7 @@
 // this one (K0's right and K1's left) while they finish the epilogue; only
 // the two halves the output was staged in are copied after it. A CTA of
 // one item spent that time, and its launch, before its first multiply
-// (1-5% of the kernel's time, more at large SKV; docs/benchmarks.md).
+// (1-5% of the kernel's time, more at large SKV; the lab notebook, bench/results/).
 //
 // Arguments (out_map after them) and semantics are naive.mlir's. Every
 // item runs ceil(topk / 128) pairs (the same count in every partition, so
@@ -87,7 +87,7 @@
 // safe): the PTX ISA does not say that a completed cp.async is visible
 // to the async proxy without fence.proxy.async, but Triton, CUTLASS's
 // cp.async mainloops and FlashMLA rely on it, and the six fences a pair
-// cost this kernel 1-2% (docs/SyncDerivation.md, docs/benchmarks.md).
+// cost this kernel 1-2% (docs/SyncDerivation.md, the lab notebook, bench/results/).
 // CHECK:sync plan for @sparse_mla_seesaw
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier

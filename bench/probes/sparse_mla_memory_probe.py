@@ -8,7 +8,7 @@ process) on the same problem with three sets of indices,
   invalid  every index -1: no row is read (the copies zero-fill) and the
            result is empty, but every multiply and softmax still runs.
 
-    PYTHONPATH=SITE TLE_FLASHMLA_PEER=PEER python3 utils/sparse_mla_memory_probe.py \
+    PYTHONPATH=SITE TLE_FLASHMLA_PEER=PEER python3 bench/probes/sparse_mla_memory_probe.py \
         [--impl flashmla,tle_seesaw,tle_pipe] [--skv 65536] [--rounds 3]
 
 tle (the wheel), torch and Triton must be importable; --tle-kernel

@@ -5,7 +5,7 @@ counts (SQ * H / 64) fill 132 multiprocessors exactly (SQ 4092: 62 waves,
 4158: 63) or leave a remainder (4096: 62 waves and 8 items), and prints the
 time per wave and per 132 items:
 
-    PYTHONPATH=SITE TLE_FLASHMLA_PEER=PEER python3 utils/sparse_mla_wave_probe.py \\
+    PYTHONPATH=SITE TLE_FLASHMLA_PEER=PEER python3 bench/probes/sparse_mla_wave_probe.py \\
         [--impl flashmla] [--skv 8192]
 
 do_bench medians of 4 interleaved rounds, score-order ids, H=128,

@@ -4,7 +4,7 @@ nvidia-smi samples the card every 50 ms, in two interleaved rounds, one
 process. Under the H200's power cap the clock follows the power a kernel
 draws, so a kernel's time is its cycles at that clock; this prints both.
 
-    PYTHONPATH=SITE TLE_FLASHMLA_PEER=PEER python3 utils/sparse_mla_clock_probe.py \
+    PYTHONPATH=SITE TLE_FLASHMLA_PEER=PEER python3 bench/probes/sparse_mla_clock_probe.py \
         [--impl flashmla,tle_seesaw,tle_pipe] [--skv 65536] [--ids score|invalid]
 
 tle (the wheel), torch and nvidia-smi must be there; --tle-kernel

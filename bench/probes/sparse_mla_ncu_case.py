@@ -3,12 +3,12 @@
 to capture:
 
     ncu --kernel-name regex:"sparse_attn_fwd_kernel|sparse_mla" ... \
-        python3 utils/sparse_mla_ncu_case.py IMPL [NAME=KERNEL ...]
+        python3 bench/probes/sparse_mla_ncu_case.py IMPL [NAME=KERNEL ...]
 
 IMPL is a name of `python -m tle.bench.sparse_mla --impl` (flashmla,
 tle_seesaw, tle_NAME with NAME=KERNEL given, ...); tle must be importable.
 With IDS=invalid in the environment every index is -1: no KV row is read
-and all the math still runs (utils/sparse_mla_memory_probe.py), which
+and all the math still runs (bench/probes/sparse_mla_memory_probe.py), which
 profiles the consumers' path without the gather's memory latency.
 SQ=n, SKV=n and TOPK=k in the environment change those sizes, e.g. TOPK=128
 (one pair of KV tiles per CTA) to see where the cost of each CTA goes, or

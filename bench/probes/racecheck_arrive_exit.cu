@@ -17,7 +17,7 @@
 // requested by this thread are performed relative to all threads
 // participating in the barrier", PTX ISA, bar/barrier).
 //
-//   nvcc -arch=sm_90a -lineinfo -o racecheck_arrive_exit utils/racecheck_arrive_exit.cu
+//   nvcc -arch=sm_90a -lineinfo -o racecheck_arrive_exit bench/probes/racecheck_arrive_exit.cu
 //   compute-sanitizer --tool racecheck ./racecheck_arrive_exit MODE
 #include <cstdio>
 #include <cstdlib>

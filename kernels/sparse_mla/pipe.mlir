@@ -38,7 +38,7 @@
 //     the scores retire first and P . kv_r runs while the left warp group
 //     works out the softmax, when the tensor cores would otherwise idle
 //     (4.6% less time with invalid ids, where nothing is gathered;
-//     docs/benchmarks.md).
+//     the lab notebook, bench/results/).
 //
 // The rescales are tle.scale: the reference maximum of a row moves only
 // when a tile's maximum exceeds it by more than 8 (base 2), so alpha is

@@ -16,10 +16,10 @@
 // (CUDA events, 10 launches, best of 5 interleaved rounds).
 //
 //   nvcc -gencode arch=compute_90a,code=sm_90a -O3 -std=c++17 \
-//     utils/cluster_gather.cu -o cluster_gather -lcuda
+//     bench/probes/cluster_gather.cu -o cluster_gather -lcuda
 //   ./cluster_gather [tokens=4096] [skv=65536]
 //
-// Results: docs/benchmarks.md (2026-12-02).
+// Results: bench/results/2026-12-02/NOTES.md.
 #include <cstdio>
 #include <cstdlib>
 #include <cuda.h>

@@ -6,7 +6,7 @@
 // that size. Empty kernels on one stream; per way, the best of seven runs
 // of 10 x 200 launches (the stream drained between runs of 200).
 //
-//   nvcc -arch=sm_90a -o launch_param_cost utils/launch_param_cost.cu -lcuda
+//   nvcc -arch=sm_90a -o launch_param_cost bench/probes/launch_param_cost.cu -lcuda
 //   ./launch_param_cost
 #include <cuda.h>
 #include <cuda_runtime.h>

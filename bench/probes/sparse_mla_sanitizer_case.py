@@ -4,7 +4,7 @@ fastest shipped variant) on the edge cases, checked against the fp32
 reference, small enough for compute-sanitizer:
 
     PYTHONPATH=SITE compute-sanitizer --tool memcheck|racecheck|synccheck \\
-        --error-exitcode 9 python3 utils/sparse_mla_sanitizer_case.py
+        --error-exitcode 9 python3 bench/probes/sparse_mla_sanitizer_case.py
 
 SQ=70 (140 items on 132 CTAs), SKV=8192, topk=256, H=128; 25% invalid ids
 of every kind, 5% rows without a valid id, attn_sink with +inf and -inf,

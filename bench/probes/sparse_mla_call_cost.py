@@ -3,7 +3,7 @@ machine: the whole call with the plan's launch in C (tle._launch) and with
 it switched to ctypes, the launch alone both ways, the output allocations
 and the signature key (perf_counter over 2,000 calls, best of three).
 
-    PYTHONPATH=SITE python3 utils/sparse_mla_call_cost.py
+    PYTHONPATH=SITE python3 bench/probes/sparse_mla_call_cost.py
 
 tle (the wheel) and torch must be importable; the call is the one
 `test_cpu_cost_of_a_call` times (SQ=64, SKV=256, H=64, topk=128).

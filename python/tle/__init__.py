@@ -21,8 +21,7 @@ Importing tle needs no torch: sparse_mla_fwd imports it when first named.
 from . import bench, gemm, runtime, sparse_mla  # noqa: F401
 from ._version import __version__
 
-__all__ = ["sparse_mla_fwd", "bench", "gemm", "runtime", "sparse_mla",
-           "__version__"]
+__all__ = ["sparse_mla_fwd", "bench", "gemm", "runtime", "sparse_mla"]
 
 
 def __getattr__(name):

@@ -103,8 +103,9 @@ def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
 
     What it cannot prove (counts it cannot compare, a loop bound or
     iteration computed inside a partition from a value it cannot know, a
-    loop it cannot make long enough, readers of cp.async data that skip
-    their proxy fences under `tle.cp_async_fence = "none"`) is a warning
+    loop it cannot make long enough, readers that hand cp.async data to
+    the async proxy without their proxy fences, under
+    `tle.cp_async_fence = "none"`) is a warning
     naming the loop, op or kernel; with `strict=true` it is an error.
 
     Before (the left reader never releases on the else path):

@@ -1,5 +1,7 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
+// RUN: grep -c fence.proxy.async %t.ptx | FileCheck %s --check-prefix=FENCES
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 //
 // DeepSeek V3.2 SparseMLA prefill, the naive dataflow (SPARSE_MLA.md,
@@ -51,6 +53,13 @@
 // CHECK-NEXT:  barrier    count  readers
 // CHECK-NEXT:  q.reclaim  256    attn
 // CHECK-NEXT:shared memory: 221184 B of buffers + 48 B of barriers = 221232 B (before alignment)
+
+// The protocol check proves the kernel (STRICT). Its one fence.proxy.async
+// (FENCES) is attn's after each wait for a KV tile, which cp.async wrote
+// and whose multiply follows; Q's wait shares the first tile's
+// (--tle-place-proxy-fences, docs/SyncDerivation.md).
+// STRICT-NOT: {{warning|error}}
+// FENCES: 1
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508

@@ -1,5 +1,7 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
+// RUN: grep -c fence.proxy.async %t.ptx | FileCheck %s --check-prefix=FENCES
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 //
 // DeepSeek V3.2 SparseMLA prefill, the three-lane pipe dataflow
@@ -97,6 +99,14 @@
 // CHECK-NEXT:  token  named barrier  count  signals  awaits
 // CHECK-NEXT:  turn   4              256    left     right
 // CHECK-NEXT:shared memory: 230400 B of buffers + 112 B of barriers = 230512 B (before alignment)
+
+// The protocol check proves the kernel (STRICT). Its fence.proxy.async
+// (FENCES): the left warp group's after each wait for kv and for kv_right
+// (first tile, then one of each in the loop; Q's wait shares the first
+// tile's), the right's after its wait for kv_right, and the two before
+// the left commits P (--tle-place-proxy-fences, docs/SyncDerivation.md).
+// STRICT-NOT: {{warning|error}}
+// FENCES: 7
 
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508

@@ -1,5 +1,7 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
+// RUN: grep -c fence.proxy.async %t.ptx | FileCheck %s --check-prefix=FENCES
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 //
 // DeepSeek V3.2 SparseMLA prefill, the seesaw schedule (SPARSE_MLA.md,
@@ -77,17 +79,17 @@
 // reads P0 from its tail), the halves that also carry the bias (their
 // full barriers count the gather's cp.async and its ordinary stores), the
 // two maximum exchanges, who fences for the tensor cores (wg0 and wg1
+// after their waits for the gathered rows, which cp.async wrote, and
 // after storing P0 and P1; the gather not at all: only loads read its
 // biases), and free barriers for q, l1 and final, which are taken once an
 // item; the turn token s1_done is a named barrier of its own.
 //
-// The readers of the gathered rows do not fence them before the tensor
-// cores read them (tle.cp_async_fence = "none": the line after the
-// barriers, and a warning of the protocol check, which cannot prove it
-// safe): the PTX ISA does not say that a completed cp.async is visible
-// to the async proxy without fence.proxy.async, but Triton, CUTLASS's
-// cp.async mainloops and FlashMLA rely on it, and the six fences a pair
-// cost this kernel 1-2% (docs/SyncDerivation.md, the lab notebook, bench/results/).
+// Where the readers fence (--tle-place-proxy-fences, docs/SyncDerivation.md):
+// after each wait for a K half, whose multiply follows it, three a pair in
+// each warp group; Q's wait shares the fence of the item's first K half.
+// The protocol check proves the kernel (the STRICT line); FENCES counts
+// the fence.proxy.async of its PTX: those 12, the 4 after storing P0 and
+// P1 (loop and peeled pair) and the 2 of the TMA stores.
 // CHECK:sync plan for @sparse_mla_seesaw
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
@@ -115,34 +117,36 @@
 // CHECK-NEXT:  l1     1         l      64xf32       256
 // CHECK-NEXT:                   x      64xf32       256
 // CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier     slots  count  tx bytes  arrive                   fence   arrives   waits
-// CHECK-NEXT:  q.full      1      128    0         cp_async                 no      gather    wg0, wg1
-// CHECK-NEXT:  q.free      1      256    0         per_thread               no      wg0, wg1  gather
-// CHECK-NEXT:  k0l.full    1      256    0         cp_async_and_per_thread  no      gather    wg0
-// CHECK-NEXT:  k0l.free    1      128    0         per_thread               no      wg0       gather
-// CHECK-NEXT:  k0r.full    1      128    0         cp_async                 no      gather    wg0, wg1
-// CHECK-NEXT:  k0r.free    1      256    0         per_thread               no      wg0, wg1  gather
-// CHECK-NEXT:  k1l.full    1      128    0         cp_async                 no      gather    wg1, wg0
-// CHECK-NEXT:  k1l.free    1      256    0         per_thread               no      wg1, wg0  gather
-// CHECK-NEXT:  k1r.full    1      256    0         cp_async_and_per_thread  no      gather    wg1
-// CHECK-NEXT:  k1r.free    1      128    0         per_thread               no      wg1       gather
-// CHECK-NEXT:  m0.full     1      128    0         per_thread               no      wg0       wg1
-// CHECK-NEXT:  m0.free     1      128    0         per_thread               no      wg1       wg0
-// CHECK-NEXT:  m01.full    1      128    0         per_thread               no      wg1       wg0
-// CHECK-NEXT:  m01.free    1      128    0         per_thread               no      wg0       wg1
-// CHECK-NEXT:  p0.full     1      128    0         per_thread               writer  wg0       wg1
-// CHECK-NEXT:  p0.free     1      128    0         per_thread               no      wg1       wg0
-// CHECK-NEXT:  p1.full     1      128    0         per_thread               writer  wg1       wg0
-// CHECK-NEXT:  p1.free     1      128    0         per_thread               no      wg0       wg1
-// CHECK-NEXT:  final.full  1      128    0         per_thread               no      wg0       wg1
-// CHECK-NEXT:  final.free  1      128    0         per_thread               no      wg1       wg0
-// CHECK-NEXT:  l1.full     1      128    0         per_thread               no      wg1       wg0
-// CHECK-NEXT:  l1.free     1      128    0         per_thread               no      wg0       wg1
-// CHECK-NEXT:cp.async data: its readers do not fence it for the tensor cores or TMA (tle.cp_async_fence = "none")
+// CHECK-NEXT:  barrier     slots  count  tx bytes  arrive                   fence    arrives   waits
+// CHECK-NEXT:  q.full      1      128    0         cp_async                 readers  gather    wg0, wg1
+// CHECK-NEXT:  q.free      1      256    0         per_thread               no       wg0, wg1  gather
+// CHECK-NEXT:  k0l.full    1      256    0         cp_async_and_per_thread  readers  gather    wg0
+// CHECK-NEXT:  k0l.free    1      128    0         per_thread               no       wg0       gather
+// CHECK-NEXT:  k0r.full    1      128    0         cp_async                 readers  gather    wg0, wg1
+// CHECK-NEXT:  k0r.free    1      256    0         per_thread               no       wg0, wg1  gather
+// CHECK-NEXT:  k1l.full    1      128    0         cp_async                 readers  gather    wg1, wg0
+// CHECK-NEXT:  k1l.free    1      256    0         per_thread               no       wg1, wg0  gather
+// CHECK-NEXT:  k1r.full    1      256    0         cp_async_and_per_thread  readers  gather    wg1
+// CHECK-NEXT:  k1r.free    1      128    0         per_thread               no       wg1       gather
+// CHECK-NEXT:  m0.full     1      128    0         per_thread               no       wg0       wg1
+// CHECK-NEXT:  m0.free     1      128    0         per_thread               no       wg1       wg0
+// CHECK-NEXT:  m01.full    1      128    0         per_thread               no       wg1       wg0
+// CHECK-NEXT:  m01.free    1      128    0         per_thread               no       wg0       wg1
+// CHECK-NEXT:  p0.full     1      128    0         per_thread               writer   wg0       wg1
+// CHECK-NEXT:  p0.free     1      128    0         per_thread               no       wg1       wg0
+// CHECK-NEXT:  p1.full     1      128    0         per_thread               writer   wg1       wg0
+// CHECK-NEXT:  p1.free     1      128    0         per_thread               no       wg0       wg1
+// CHECK-NEXT:  final.full  1      128    0         per_thread               no       wg0       wg1
+// CHECK-NEXT:  final.free  1      128    0         per_thread               no       wg1       wg0
+// CHECK-NEXT:  l1.full     1      128    0         per_thread               no       wg1       wg0
+// CHECK-NEXT:  l1.free     1      128    0         per_thread               no       wg0       wg1
 // CHECK-NEXT:tokens (one named barrier each: the signaler arrives, the waiter syncs):
 // CHECK-NEXT:  token    named barrier  count  signals  awaits
 // CHECK-NEXT:  s1_done  4              256    wg1      wg0
 // CHECK-NEXT:shared memory: 231168 B of buffers + 176 B of barriers = 231344 B (before alignment)
+
+// STRICT-NOT: {{warning|error}}
+// FENCES: 18
 
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
 // asynchronous (no C7514 serialisation).
@@ -199,7 +203,7 @@ func.func @sparse_mla_seesaw(
     %attn_sink: memref<?xf32>,
     %topk_length: memref<?xi32>,
     %out_map: !tle.tensor_map<64x64xbf16, swizzle = 128>)
-    attributes {tle.persistent, tle.cp_async_fence = "none",
+    attributes {tle.persistent,
                 tle.grid = "B * SQ * H / 64 work items, one per query token and 64 heads; any grid, best one CTA per multiprocessor"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

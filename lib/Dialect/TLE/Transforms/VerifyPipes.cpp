@@ -625,17 +625,34 @@ reportUnprovenCounts(ArrayRef<std::pair<PipeOp, CountComparison>> unproven,
 }
 
 /// A kernel that drops its readers' proxy fences for cp.async data relies
-/// on a visibility the PTX memory model does not promise: the check says so.
-static LogicalResult reportUnfencedCpAsync(WarpSpecializeOp ws, bool strict) {
+/// on a visibility the PTX memory model does not promise: the check says so,
+/// when a reader does hand such data to the async proxy.
+static LogicalResult reportUnfencedCpAsync(WarpSpecializeOp ws,
+                                           ArrayRef<PipeUsage> usages,
+                                           bool strict) {
   if (readersFenceCpAsync(ws))
     return success();
+  WaitOp handoff;
+  for (const PipeUsage &usage : usages) {
+    SmallVector<WaitOp> waits = findCpAsyncHandoffs(usage);
+    if (!waits.empty()) {
+      handoff = waits.front();
+      break;
+    }
+  }
+  if (!handoff)
+    return success();
   Operation *func = ws->getParentOfType<FunctionOpInterface>();
-  emitUnproven(func ? func : ws.getOperation(), strict)
-      << "the protocol check cannot prove that the readers of cp.async data "
-         "see it through the async proxy (the tensor cores, TMA): "
-         "tle.cp_async_fence = \"none\" drops their fence.proxy.async, and "
-         "the PTX memory model does not promise that a completed cp.async is "
-         "visible there without one";
+  InFlightDiagnostic diag =
+      emitUnproven(func ? func : ws.getOperation(), strict);
+  diag << "the protocol check cannot prove that the readers of cp.async data "
+          "see it through the async proxy (the tensor cores, TMA): "
+          "tle.cp_async_fence = \"none\" drops their fence.proxy.async, and "
+          "the PTX memory model does not promise that a completed cp.async is "
+          "visible there without one";
+  diag.attachNote(handoff.getLoc())
+      << describePipeSide(handoff)
+      << " hands cp.async data to the async proxy after this wait";
   return failure(strict);
 }
 
@@ -710,7 +727,7 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
     return failure();
   if (failed(reportUnprovenCounts(unprovenCounts, unprovenTokens, strict)))
     return failure();
-  return reportUnfencedCpAsync(ws, strict);
+  return reportUnfencedCpAsync(ws, usages, strict);
 }
 
 namespace {

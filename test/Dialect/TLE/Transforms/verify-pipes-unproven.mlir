@@ -348,16 +348,54 @@ func.func @divides_by_zero(%n: index) {
 // Readers of cp.async data without their proxy fences (tle.cp_async_fence =
 // "none") rely on what the PTX memory model does not promise.
 // expected-warning @+1 {{the protocol check cannot prove that the readers of cp.async data see it through the async proxy (the tensor cores, TMA): tle.cp_async_fence = "none" drops their fence.proxy.async, and the PTX memory model does not promise that a completed cp.async is visible there without one}}
-func.func @unfenced_cp_async(%src: memref<?x64xf32>, %n: index) attributes {tle.cp_async_fence = "none"} {
+func.func @unfenced_cp_async(%src: memref<?x64xbf16>, %n: index, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) attributes {tle.cp_async_fence = "none"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64x64xbf16, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-note @+1 {{reader 'r' of pipe 'kv' hands cp.async data to the async proxy after this wait}}
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %v, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64x64xbf16, 3>
+      %t = nvgpu.device_async_copy %src[%i, %c0], %v[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check cannot prove that the readers of cp.async data
+
+// -----
+
+// The attribute says nothing where no reader hands cp.async data to the
+// async proxy: cp.async rows read by loads, tensor-core tiles stored by
+// the writer (which fences them itself).
+func.func @unfenced_nothing_to_fence(%src: memref<?x64xf32>, %n: index, %x: vector<8xbf16>, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) attributes {tle.cp_async_fence = "none"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = tle.shared_alloc : memref<2x64xf32, 3>
-  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  %s = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %p = tle.pipe "rows" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  %q = tle.pipe "scores" capacity 2 fields(s = %s : memref<2x64x64xbf16, 3>) readers(r)
   tle.warp_specialize
   default "r" warps(4) {
     scf.for %i = %c0 to %n step %c1 {
       %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      %y = memref.load %v[%c0] : memref<64xf32, 3>
       tle.release %p[%i : index] reader "r"
+      %w = tle.wait %q[%i : index] reader "r" -> memref<64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %w, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %q[%i : index] reader "r"
     }
     tle.warp_yield
   }
@@ -366,9 +404,11 @@ func.func @unfenced_cp_async(%src: memref<?x64xf32>, %n: index) attributes {tle.
       %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
       %t = nvgpu.device_async_copy %src[%i, %c0], %v[%c0], 4 : memref<?x64xf32> to memref<64xf32, 3>
       tle.commit %p[%i : index]
+      %w = tle.acquire %q[%i : index] -> memref<64x64xbf16, 3>
+      vector.store %x, %w[%c0, %c0] : memref<64x64xbf16, 3>, vector<8xbf16>
+      tle.commit %q[%i : index]
     }
     tle.warp_return
   }
   return
 }
-// STRICT: error: the protocol check cannot prove that the readers of cp.async data

@@ -95,10 +95,9 @@ struct TLEPipelineOptions : public PassPipelineOptions<TLEPipelineOptions> {
       llvm::cl::init(false)};
   Option<std::string> proxyFenceForm{
       *this, "proxy-fence-form",
-      llvm::cl::desc("The readers' fence for cp.async data: 'bidirectional' "
-                     "or 'acquire' (PTX 8.6; translate with "
-                     "--tle-features=+ptx86)"),
-      llvm::cl::init("bidirectional")};
+      llvm::cl::desc("The readers' fence for cp.async data: 'acquire' (PTX "
+                     "8.6, the default) or 'bidirectional'"),
+      llvm::cl::init("acquire")};
 
   tle::TLEToLLVMOptions get() const {
     tle::TLEToLLVMOptions options;

@@ -31,8 +31,7 @@ namespace {
 } // namespace
 
 namespace sm100::fwd::head64 {
-template <int D_QK>
-void run_fwd_phase1_kernel(const SparseAttnFwdParams &) {
+template <int D_QK> void run_fwd_phase1_kernel(const SparseAttnFwdParams &) {
   not_built("sm100 sparse prefill (head64)");
 }
 template void run_fwd_phase1_kernel<512>(const SparseAttnFwdParams &);
@@ -40,8 +39,7 @@ template void run_fwd_phase1_kernel<576>(const SparseAttnFwdParams &);
 } // namespace sm100::fwd::head64
 
 namespace sm100::fwd::head128 {
-template <int D_QK>
-void run_fwd_phase1_kernel(const SparseAttnFwdParams &) {
+template <int D_QK> void run_fwd_phase1_kernel(const SparseAttnFwdParams &) {
   not_built("sm100 sparse prefill (head128)");
 }
 template void run_fwd_phase1_kernel<512>(const SparseAttnFwdParams &);
@@ -53,9 +51,11 @@ template <SparseAttnFwdMode FWD_MODE, int D_QK>
 void run_fwd_for_small_topk_phase1_kernel(const SparseFwdArgT<FWD_MODE> &) {
   not_built("sm100 small-topk sparse attention (head128)");
 }
-template void run_fwd_for_small_topk_phase1_kernel<SparseAttnFwdMode::Prefill, 512>(
+template void
+run_fwd_for_small_topk_phase1_kernel<SparseAttnFwdMode::Prefill, 512>(
     const SparseFwdArgT<SparseAttnFwdMode::Prefill> &);
-template void run_fwd_for_small_topk_phase1_kernel<SparseAttnFwdMode::DecodeWithSplitKV, 512>(
+template void
+run_fwd_for_small_topk_phase1_kernel<SparseAttnFwdMode::DecodeWithSplitKV, 512>(
     const SparseFwdArgT<SparseAttnFwdMode::DecodeWithSplitKV> &);
 } // namespace sm100::fwd_for_small_topk::head128
 
@@ -64,18 +64,21 @@ template <ModelType MODEL_TYPE>
 void run_flash_splitkv_mla_fp8_sparse_kernel(const SparseAttnDecodeParams &) {
   not_built("sm100 sparse FP8 decode (head64)");
 }
-template void run_flash_splitkv_mla_fp8_sparse_kernel<ModelType::V32>(const SparseAttnDecodeParams &);
-template void run_flash_splitkv_mla_fp8_sparse_kernel<ModelType::MODEL1>(const SparseAttnDecodeParams &);
+template void run_flash_splitkv_mla_fp8_sparse_kernel<ModelType::V32>(
+    const SparseAttnDecodeParams &);
+template void run_flash_splitkv_mla_fp8_sparse_kernel<ModelType::MODEL1>(
+    const SparseAttnDecodeParams &);
 } // namespace sm100::decode::head64
 
-void FMHACutlassSM100FwdRun(at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor,
-                            at::Tensor, at::Tensor, at::Tensor, int, float, int, int,
-                            bool) {
+void FMHACutlassSM100FwdRun(at::Tensor, at::Tensor, at::Tensor, at::Tensor,
+                            at::Tensor, at::Tensor, at::Tensor, at::Tensor, int,
+                            float, int, int, bool) {
   not_built("dense prefill (sm100 only)");
 }
 
-void FMHACutlassSM100BwdRun(at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor,
-                            at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor,
-                            at::Tensor, at::Tensor, int, float, int, int, bool) {
+void FMHACutlassSM100BwdRun(at::Tensor, at::Tensor, at::Tensor, at::Tensor,
+                            at::Tensor, at::Tensor, at::Tensor, at::Tensor,
+                            at::Tensor, at::Tensor, at::Tensor, at::Tensor, int,
+                            float, int, int, bool) {
   not_built("dense prefill backward (sm100 only)");
 }

@@ -155,7 +155,7 @@ func.func @fence_for_tensor_cores(%n: index, %x: vector<8xbf16>, %d: !nvgpu.tens
 // CHECK: default "mma"
 // CHECK: tle.mbarrier_wait %[[FULL]]
 // CHECK-NEXT: tle.slot
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.fence.proxy.sync_restrict {order = #nvvm.mem_order<acquire>}
 // CHECK: partition "gather"
 // CHECK: tle.mbarrier_wait %[[FREE]]
 // CHECK-NEXT: nvgpu.device_async_copy
@@ -197,7 +197,7 @@ func.func @cp_async(%src: memref<?x64xbf16>, %n: index, %d: !nvgpu.tensormap.des
 // CHECK: tle.mbarrier_wait %[[FULL]]
 // CHECK-NEXT: tle.slot
 // CHECK-NEXT: tle.slot
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: nvvm.fence.proxy.sync_restrict {order = #nvvm.mem_order<acquire>}
 // CHECK: partition "gather"
 // CHECK: nvgpu.device_async_copy
 // CHECK-NEXT: memref.store

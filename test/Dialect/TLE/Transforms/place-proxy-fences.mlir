@@ -1,5 +1,5 @@
-// RUN: tle-opt %s -split-input-file --tle-infer-arrive-counts --tle-place-proxy-fences | FileCheck %s --enable-var-scope
-// RUN: tle-opt %s -split-input-file --tle-infer-arrive-counts --tle-place-proxy-fences=form=acquire | FileCheck %s --check-prefix=ACQUIRE
+// RUN: tle-opt %s -split-input-file --tle-infer-arrive-counts --tle-place-proxy-fences=form=bidirectional | FileCheck %s --enable-var-scope
+// RUN: tle-opt %s -split-input-file --tle-infer-arrive-counts --tle-place-proxy-fences | FileCheck %s --check-prefix=ACQUIRE
 // RUN: not tle-opt %s -split-input-file --tle-place-proxy-fences=form=writer 2>&1 | FileCheck %s --check-prefix=FORM
 
 // A reader of cp.async data fences once between its waits and the async
@@ -18,7 +18,8 @@
 // CHECK-NOT: nvvm.fence.proxy
 // CHECK: return
 
-// The one-directional acquire form of PTX 8.6, at the same place.
+// The one-directional acquire form of PTX 8.6 (the default), at the same
+// place.
 // ACQUIRE-LABEL: func.func @back_to_back
 // ACQUIRE: tle.wait %{{.*}} reader "mma"
 // ACQUIRE-NEXT: tle.wait %{{.*}} reader "mma"

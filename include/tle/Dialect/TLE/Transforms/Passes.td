@@ -278,10 +278,13 @@ def TLEPlaceProxyFences : Pass<"tle-place-proxy-fences"> {
     `tle.cp_async_fence = "none"`. `tle-derive-sync` runs the pass last;
     the rule and its cost are in docs/SyncDerivation.md.
 
-    `form=bidirectional` (the default) places `fence.proxy.async.shared::cta`;
-    `form=acquire` places PTX 8.6's one-directional
-    `fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster`,
-    which needs `tle-translate --tle-features=+ptx86`.
+    `form=acquire` (the default) places PTX 8.6's one-directional
+    `fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster`
+    (a generic-to-async proxy fence with acquire semantics: what a reader
+    needs after an mbarrier wait for data others wrote; one `NOP` in SASS;
+    `tle-translate`'s default `+ptx86` selects it); `form=bidirectional`
+    places `fence.proxy.async.shared::cta`, which also waits for the
+    thread's outstanding memory operations.
 
     Before (q and kv filled by cp.async):
 
@@ -310,9 +313,9 @@ def TLEPlaceProxyFences : Pass<"tle-place-proxy-fences"> {
     ```
   }];
   let options = [
-    Option<"form", "form", "std::string", "\"bidirectional\"",
-           "The fence: 'bidirectional' (fence.proxy.async.shared::cta) or "
-           "'acquire' (PTX 8.6's one-directional acquire form)">,
+    Option<"form", "form", "std::string", "\"acquire\"",
+           "The fence: 'acquire' (PTX 8.6's one-directional acquire form, "
+           "the default) or 'bidirectional' (fence.proxy.async.shared::cta)">,
   ];
   let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
 }

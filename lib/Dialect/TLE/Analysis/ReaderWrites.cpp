@@ -5,6 +5,8 @@
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
 using namespace mlir;
 using namespace mlir::tle;
 
@@ -85,15 +87,64 @@ static LogicalResult checkReaderWriteOrder(WaitOp wait, const SlotWrite &write,
   return success();
 }
 
+/// What reader `reader` touches of its slots of field `field`, as the
+/// footprints within the slot of the views it accesses through; none when
+/// a view's bytes are unknown or it leaves its block (a carried window).
+static std::optional<SmallVector<StorageFootprint>>
+getSlotAccesses(PipeOp pipe, StringRef reader, unsigned field) {
+  SmallVector<unsigned> fields =
+      pipe.getReaderFields(pipe.lookupReader(reader));
+  const auto *position = llvm::find(fields, field);
+  SmallVector<StorageFootprint> accesses;
+  if (position == fields.end())
+    return accesses;
+  for (Operation *user : pipe->getUsers()) {
+    auto wait = dyn_cast<WaitOp>(user);
+    if (!wait || wait.getReader() != reader)
+      continue;
+    Value view = wait.getViews()[position - fields.begin()];
+    for (Value derived : getDerivedViews(view))
+      for (Operation *access : derived.getUsers()) {
+        auto viewLike = dyn_cast<ViewLikeOpInterface>(access);
+        if (viewLike && viewLike.getViewSource() == derived)
+          continue;
+        FailureOr<StorageFootprint> footprint =
+            getFootprintWithin(derived, view);
+        if (failed(footprint) || access->hasTrait<OpTrait::IsTerminator>())
+          return std::nullopt;
+        accesses.push_back(*footprint);
+      }
+  }
+  return accesses;
+}
+
+/// Whether reader `other` touches none of the bytes `write` writes in its
+/// slot (replicas that each write their own half).
+static bool isDisjointFrom(WaitOp wait, const SlotWrite &write, unsigned index,
+                           StringRef other) {
+  PipeOp pipe = cast<PipeLifecycleOpInterface>(*wait).getPipeOp();
+  FailureOr<StorageFootprint> written =
+      getFootprintWithin(write.target, wait.getViews()[index]);
+  std::optional<SmallVector<StorageFootprint>> accesses =
+      getSlotAccesses(pipe, other, write.field);
+  return succeeded(written) && accesses &&
+         llvm::none_of(*accesses, [&](const StorageFootprint &access) {
+           return access.overlaps(*written);
+         });
+}
+
 LogicalResult tle::checkReaderWrites(WaitOp wait) {
   PipeOp pipe = cast<PipeLifecycleOpInterface>(*wait).getPipeOp();
   SmallVector<unsigned> readerFields =
       pipe.getReaderFields(pipe.lookupReader(wait.getReader()));
   for (const SlotWrite &write : collectReaderWrites(wait)) {
     StringRef field = pipe.getFieldName(write.field);
+    unsigned index =
+        llvm::find(readerFields, write.field) - readerFields.begin();
     for (auto other : pipe.getReaders().getAsRange<ReaderAttr>()) {
-      if (other.getName().getValue() == wait.getReader() ||
-          !other.readsField(field))
+      StringRef name = other.getName().getValue();
+      if (name == wait.getReader() || !other.readsField(field) ||
+          isDisjointFrom(wait, write, index, name))
         continue;
       auto ws = wait->getParentOfType<WarpSpecializeOp>();
       return write.op->emitError("reader '")
@@ -102,10 +153,9 @@ LogicalResult tle::checkReaderWrites(WaitOp wait) {
              << ws.getPartitionLabel(*ws.getPartitionOf(wait))
              << "', which reader '" << other.getName().getValue()
              << "' reads at the same time; a slot that several readers "
-                "read is read-only";
+                "read is read-only, except for bytes that only the writing "
+                "reader touches";
     }
-    unsigned index =
-        llvm::find(readerFields, write.field) - readerFields.begin();
     if (failed(checkReaderWriteOrder(wait, write, index)))
       return failure();
   }

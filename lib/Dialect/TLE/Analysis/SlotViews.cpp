@@ -312,3 +312,39 @@ LogicalResult tle::checkDirectAccesses(WarpSpecializeOp ws,
   }
   return success();
 }
+
+LogicalResult tle::checkSlotBounds(WarpSpecializeOp ws) {
+  WalkResult result = ws->walk([&](Operation *op) {
+    auto opener = dyn_cast<PipeLifecycleOpInterface>(op);
+    if (!opener || !isa<AcquireOp, WaitOp>(op))
+      return WalkResult::advance();
+    PipeOp pipe = opener.getPipeOp();
+    SmallVector<unsigned> fields = getViewedFields(opener);
+    for (auto [index, view] : llvm::enumerate(op->getResults())) {
+      std::optional<int64_t> bytes =
+          getBufferByteSize(cast<MemRefType>(view.getType()));
+      if (!bytes)
+        continue;
+      StorageFootprint slot{SharedAllocOp(), {{0, *bytes}}};
+      for (Value derived : getDerivedViews(view)) {
+        FailureOr<StorageFootprint> footprint =
+            getFootprintWithin(derived, view);
+        if (failed(footprint) || slot.contains(*footprint))
+          continue;
+        std::optional<unsigned> partition = ws.getPartitionOf(op);
+        emitAtHead(derived.getDefiningOp())
+            << "this view covers bytes " << footprint->ranges.front().first
+            << ".." << footprint->ranges.back().second - 1
+            << " of the slot of field '" << pipe.getFieldName(fields[index])
+            << "' of pipe '" << pipe.getName() << "' that the "
+            << opener.describeSide() << " holds in partition '"
+            << ws.getPartitionLabel(*partition) << "', which has " << *bytes
+            << " bytes: it reaches into another slot, which its writer "
+               "refills meanwhile; every view of a slot lies inside it";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}

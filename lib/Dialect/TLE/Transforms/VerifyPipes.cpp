@@ -265,7 +265,7 @@ static LogicalResult verifyKernel(WarpSpecializeOp ws, bool strict) {
   for (unsigned p = 0; p < ws.getNumPartitions(); ++p)
     if (failed(checkWindowBalance(ws, p, carried)))
       return failure();
-  if (failed(checkSlotViews(ws, carried)) ||
+  if (failed(checkSlotViews(ws, carried)) || failed(checkSlotBounds(ws)) ||
       failed(checkStorageAliasing(ws, usages, strict)) ||
       failed(checkReclaims(ws, usages)))
     return failure();

@@ -31,6 +31,13 @@ LogicalResult checkSlotViews(WarpSpecializeOp ws,
 /// view of the allocation that may share bytes with a field count.
 LogicalResult checkDirectAccesses(WarpSpecializeOp ws, const PipeUsage &usage);
 
+/// Every view derived from a slot view lies inside the slot: a subview
+/// past its end (an offset computed from a replica index, say) touches the
+/// next slot, which its writer refills meanwhile. Views whose offsets are
+/// not constants after tle-expand-replicas folded the replica index are
+/// not checked.
+LogicalResult checkSlotBounds(WarpSpecializeOp ws);
+
 } // namespace mlir::tle
 
 #endif // TLE_DIALECT_TLE_ANALYSIS_SLOTVIEWS_H

@@ -1,97 +1,19 @@
 //===- IterationCounts.cpp - Writer and reader counts, compared -----------===//
 
 #include "tle/Dialect/TLE/Analysis/IterationCounts.h"
+#include "Polynomial.h"
+#include "tle/Dialect/TLE/Analysis/NeverNegative.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/MathExtras.h"
-
-#include <map>
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::tle;
 
 namespace {
-
-/// A sum of coefficient x product of unknowns; a monomial lists its
-/// unknowns' ids in ascending order, the constant term has none.
-struct Polynomial {
-  std::map<SmallVector<unsigned>, int64_t> terms;
-
-  static Polynomial constant(int64_t value) {
-    Polynomial p;
-    if (value)
-      p.terms[{}] = value;
-    return p;
-  }
-  static Polynomial unknown(unsigned id) {
-    Polynomial p;
-    p.terms[{id}] = 1;
-    return p;
-  }
-  std::optional<int64_t> getConstant() const {
-    if (terms.empty())
-      return 0;
-    if (terms.size() == 1 && terms.begin()->first.empty())
-      return terms.begin()->second;
-    return std::nullopt;
-  }
-  /// The gcd of the coefficients (positive), 0 for the zero polynomial.
-  int64_t content() const {
-    int64_t g = 0;
-    for (auto &[monomial, c] : terms)
-      g = std::gcd(g, c < 0 ? -c : c);
-    return g;
-  }
-  Polynomial divideExactly(int64_t d) const {
-    Polynomial p;
-    for (auto &[monomial, c] : terms)
-      p.terms[monomial] = c / d;
-    return p;
-  }
-  bool operator==(const Polynomial &other) const {
-    return terms == other.terms;
-  }
-};
-
-/// Overflow makes a count unknown rather than wrong.
-std::optional<Polynomial> add(const Polynomial &a, const Polynomial &b,
-                              int64_t sign = 1) {
-  Polynomial sum = a;
-  for (auto &[monomial, c] : b.terms) {
-    int64_t &into = sum.terms[monomial];
-    int64_t scaled;
-    if (llvm::MulOverflow(c, sign, scaled) ||
-        llvm::AddOverflow(into, scaled, into))
-      return std::nullopt;
-    if (into == 0)
-      sum.terms.erase(monomial);
-  }
-  return sum;
-}
-
-std::optional<Polynomial> multiply(const Polynomial &a, const Polynomial &b) {
-  Polynomial product;
-  for (auto &[ma, ca] : a.terms)
-    for (auto &[mb, cb] : b.terms) {
-      SmallVector<unsigned> monomial(ma);
-      monomial.append(mb.begin(), mb.end());
-      llvm::sort(monomial);
-      Polynomial term;
-      std::optional<Polynomial> sum;
-      if (llvm::MulOverflow(ca, cb, term.terms[monomial]) ||
-          !(sum = add(product, term)))
-        return std::nullopt;
-      product = *sum;
-    }
-  return product;
-}
 
 /// Builds the polynomials of one tle.warp_specialize; an unknown is created
 /// once per distinct key, so equal keys are the same unknown.
@@ -492,64 +414,6 @@ std::optional<Polynomial> Counter::takenInLoop(scf::IfOp branch,
     return std::nullopt;
   Polynomial any = greaterThan(*ub, *lb);
   return *one ? std::optional(any) : add(*trips, any, -1);
-}
-
-/// Whether `value` is never negative as a signed integer, by what defines
-/// it: sizes and ids, unsigned divisions and remainders by constants,
-/// zero extensions from fewer bits, and sums, products, minima, maxima and
-/// selections of such values, never through a truncation. (Sums and
-/// products as the counts model them, without overflow.)
-static bool isNeverNegative(Value value, unsigned depth = 0) {
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant)))
-    return !constant.isNegative();
-  Operation *def = value.getDefiningOp();
-  if (!def || depth > 16)
-    return false;
-  auto positiveConstant = [](Value v, int64_t atLeast) {
-    APInt c;
-    return matchPattern(v, m_ConstantInt(&c)) && !c.isNegative() &&
-           c.getSExtValue() >= atLeast;
-  };
-  auto never = [&](Value v) { return isNeverNegative(v, depth + 1); };
-  auto bits = [](Value v) {
-    return v.getType().isIndex() ? 64u : v.getType().getIntOrFloatBitWidth();
-  };
-  return llvm::TypeSwitch<Operation *, bool>(def)
-      .Case<memref::DimOp, gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp,
-            gpu::GridDimOp>([](auto) { return true; })
-      // (2^64 - 1) / 2 < 2^63; a remainder is below its divisor.
-      .Case([&](arith::DivUIOp op) {
-        return positiveConstant(op.getRhs(), 2) ||
-               (never(op.getLhs()) && never(op.getRhs()));
-      })
-      .Case([&](arith::RemUIOp op) {
-        return positiveConstant(op.getRhs(), 1) || never(op.getLhs());
-      })
-      .Case([&](arith::ShRUIOp op) {
-        return positiveConstant(op.getRhs(), 1) || never(op.getLhs());
-      })
-      .Case<arith::DivSIOp, arith::CeilDivSIOp, arith::FloorDivSIOp,
-            arith::CeilDivUIOp>([&](auto op) {
-        return never(op.getLhs()) && positiveConstant(op.getRhs(), 1);
-      })
-      // A truncation may set the sign bit.
-      .Case<arith::ExtUIOp, arith::IndexCastUIOp>([&](auto op) {
-        return bits(op.getIn()) < bits(op.getOut()) ||
-               (bits(op.getIn()) == bits(op.getOut()) && never(op.getIn()));
-      })
-      .Case<arith::ExtSIOp, arith::IndexCastOp>([&](auto op) {
-        return bits(op.getIn()) <= bits(op.getOut()) && never(op.getIn());
-      })
-      .Case<arith::MaxSIOp, arith::MinUIOp, arith::AndIOp>(
-          [&](auto op) { return never(op.getLhs()) || never(op.getRhs()); })
-      .Case<arith::MinSIOp, arith::MaxUIOp, arith::AddIOp, arith::MulIOp,
-            arith::OrIOp>(
-          [&](auto op) { return never(op.getLhs()) && never(op.getRhs()); })
-      .Case([&](arith::SelectOp op) {
-        return never(op.getTrueValue()) && never(op.getFalseValue());
-      })
-      .Default([](Operation *) { return false; });
 }
 
 std::optional<std::pair<Value, int64_t>>

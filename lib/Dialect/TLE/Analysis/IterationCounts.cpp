@@ -49,6 +49,14 @@ private:
   std::optional<Polynomial> takenInLoop(scf::IfOp branch, scf::ForOp loop);
   /// [a > b] as the condition of `scf.if (a > b)` would be.
   Polynomial greaterThan(const Polynomial &a, const Polynomial &b);
+  /// How a division rounds: as arith.divui, floordivsi, divsi, ceildivui
+  /// and ceildivsi do.
+  enum class Rounding { Unsigned, Floor, TowardZero, UnsignedUp, Up };
+  /// `x` divided by `d` > 0, not exactly: ceil(x / d) is floor((x + d -
+  /// 1) / d), and for an x never negative every rounding down is divui's.
+  std::optional<Polynomial> divideByConstant(const Polynomial &x, int64_t d,
+                                             Rounding rounding,
+                                             bool neverNegative);
   /// The unknown of arithmetic the counter does not follow: `name` applied
   /// to `args`, the same unknown wherever the same op meets the same
   /// operands.
@@ -186,11 +194,21 @@ std::optional<Polynomial> Counter::compute(Value value) {
     return this->opaque(name, args, commutative);
   };
   // A division that is exact for every value of the dividend.
-  auto divide = [&]() -> std::optional<Polynomial> {
+  // A division by a positive constant (a right shift is one), as the one
+  // unknown that every way of writing it comes to: `(s + 63) / 64`,
+  // `(s + 63) >> 6` and, for an s never negative, `ceildiv(s, 64)` are
+  // the same count.
+  auto divide = [&](Rounding rounding) -> std::optional<Polynomial> {
     std::optional<int64_t> d = args[1].getConstant();
-    if (d && *d > 0 && args[0].content() % *d == 0)
+    if (isa<arith::ShRUIOp, arith::ShRSIOp>(def))
+      d = d && *d >= 0 && *d < 63 ? std::optional(int64_t(1) << *d)
+                                  : std::nullopt;
+    if (!d || *d <= 0)
+      return opaque(false);
+    if (args[0].content() % *d == 0)
       return args[0].divideExactly(*d);
-    return opaque(false);
+    return divideByConstant(args[0], *d, rounding,
+                            isNeverNegative(def->getOperand(0)));
   };
   return llvm::TypeSwitch<Operation *, std::optional<Polynomial>>(def)
       .Case([&](arith::AddIOp) { return add(args[0], args[1]); })
@@ -198,16 +216,49 @@ std::optional<Polynomial> Counter::compute(Value value) {
       .Case([&](arith::MulIOp) { return multiply(args[0], args[1]); })
       .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
             arith::ExtUIOp>([&](auto) { return args[0]; })
-      .Case<arith::DivUIOp, arith::DivSIOp, arith::CeilDivUIOp,
-            arith::CeilDivSIOp, arith::FloorDivSIOp>(
-          [&](auto) { return divide(); })
+      .Case<arith::DivUIOp, arith::ShRUIOp>(
+          [&](auto) { return divide(Rounding::Unsigned); })
+      .Case<arith::FloorDivSIOp, arith::ShRSIOp>(
+          [&](auto) { return divide(Rounding::Floor); })
+      .Case([&](arith::DivSIOp) { return divide(Rounding::TowardZero); })
+      .Case([&](arith::CeilDivUIOp) { return divide(Rounding::UnsignedUp); })
+      .Case([&](arith::CeilDivSIOp) { return divide(Rounding::Up); })
+      .Case([&](arith::ShLIOp) -> std::optional<Polynomial> {
+        std::optional<int64_t> k = args[1].getConstant();
+        if (!k || *k < 0 || *k >= 63)
+          return opaque(false);
+        return multiply(args[0], Polynomial::constant(int64_t(1) << *k));
+      })
       .Case<arith::MinSIOp, arith::MinUIOp, arith::MaxSIOp, arith::MaxUIOp,
             arith::AndIOp, arith::OrIOp, arith::XOrIOp>(
           [&](auto) { return opaque(true); })
-      .Case<arith::RemUIOp, arith::RemSIOp, arith::ShLIOp, arith::ShRUIOp,
-            arith::ShRSIOp, arith::TruncIOp, arith::SelectOp, arith::CmpIOp>(
-          [&](auto) { return opaque(false); })
+      .Case<arith::RemUIOp, arith::RemSIOp, arith::TruncIOp, arith::SelectOp,
+            arith::CmpIOp>([&](auto) { return opaque(false); })
       .Default([&](Operation *) { return input(); });
+}
+
+std::optional<Polynomial> Counter::divideByConstant(const Polynomial &x,
+                                                    int64_t d,
+                                                    Rounding rounding,
+                                                    bool neverNegative) {
+  Polynomial divisor = Polynomial::constant(d);
+  // Rounding up unsigned wraps where x + d - 1 does: only x never negative
+  // keeps it exact.
+  if (rounding == Rounding::Up ||
+      (rounding == Rounding::UnsignedUp && neverNegative)) {
+    std::optional<Polynomial> up = add(x, Polynomial::constant(d - 1));
+    if (!up)
+      return std::nullopt;
+    return divideByConstant(*up, d, Rounding::Floor, neverNegative);
+  }
+  StringRef name = "ceildivui";
+  if (rounding == Rounding::Unsigned || neverNegative)
+    name = "divui";
+  else if (rounding == Rounding::Floor)
+    name = "floordivsi";
+  else if (rounding == Rounding::TowardZero)
+    name = "divsi";
+  return opaque(name.str(), {x, divisor}, /*commutative=*/false);
 }
 
 std::optional<Polynomial> Counter::stepOneTrips(const Polynomial &span) {

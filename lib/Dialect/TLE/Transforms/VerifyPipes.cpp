@@ -44,6 +44,14 @@ namespace hopper = ::tle::hopper;
 
 static LogicalResult checkRoles(WarpSpecializeOp ws, const PipeUsage &usage) {
   PipeOp pipe = usage.pipe;
+  // The other partitions cannot name it, so its readers would never wait.
+  if (std::optional<unsigned> inside = ws.getPartitionOf(pipe))
+    return pipe.emitError("pipe '")
+           << pipe.getName() << "' is defined inside partition '"
+           << ws.getPartitionLabel(*inside)
+           << "', where no other partition can use it; a pipe connects "
+              "partitions: define it, and its buffers, in the kernel's body "
+              "before the tle.warp_specialize";
   std::optional<unsigned> writer;
   llvm::StringMap<unsigned> readerPartitions;
   for (auto &[partition, ops] : usage.opsByPartition) {

@@ -56,7 +56,7 @@ LogicalResult protocol::checkLapOrder(ArrayRef<std::vector<Event>> events,
           << " (iteration " << e.iteration << ")" << qualifier
           << ", but its next lap of the slot is lap " << expected
           << " (iteration " << expected * capacity + slot
-          << "): a lap out of order makes a wait pass "
+          << "): a lap out of order makes a wait or acquire pass "
              "on the phase of another lap (a race) or "
              "never pass; "
           << getLapRule(capacity);

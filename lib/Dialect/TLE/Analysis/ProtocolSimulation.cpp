@@ -248,8 +248,8 @@ LogicalResult Checker::exploreSteps(const Inputs &inputs, int64_t slots) {
     for (int64_t value = 1; value <= slots + 1; ++value) {
       Inputs tried = inputs.with(step, value);
       RunStats stats;
-      // Only errors count: the runs that count as the check's coverage
-      // reported what they could not simulate.
+      // A run that stops early (too long, a division by zero) is no
+      // error: the runs before it reported what the check cannot simulate.
       if (run(tried, stats) == Outcome::Failed)
         return failure();
     }
@@ -308,10 +308,12 @@ LogicalResult Checker::checkLongRuns() {
       if (std::optional<LogicalResult> result =
               lengthenRuns(inputs, laps * slots + 1, stats))
         return *result;
-      if (laps == 1)
-        llvm::erase_if(uncovered, [&](Operation *loop) {
-          return !llvm::is_contained(shortLoops(stats, 0), loop);
-        });
+      if (laps != 1)
+        continue;
+      SmallVector<Operation *> stillShort = shortLoops(stats, 0);
+      llvm::erase_if(uncovered, [&](Operation *loop) {
+        return !llvm::is_contained(stillShort, loop);
+      });
     }
   if (conditions.size() > kMaxConditions)
     emitUnproven(conditions.front().getDefiningOp()

@@ -361,7 +361,7 @@ func.func @writer_skips(%n: index) {
   partition "producer" warps(1) {
     scf.for %i = %c0 to %n step %c1 {
       %it = arith.addi %i, %c2 : index
-      // expected-error @+1 {{the writer of pipe 'p' uses slot 0 for lap 1 (iteration 2) when argument 0 of @writer_skips = 1, but its next lap of the slot is lap 0 (iteration 0): a lap out of order makes a wait pass on the phase of another lap (a race) or never pass; the parity of iteration i is (i / 2) & 1, which is right only when each side uses every slot for laps 0, 1, 2, ... in order (iteration = lap x capacity + slot); count the pipe's iterations from 0 in the order the slots are used, e.g. by the loop's position rather than a tile index or an offset}}
+      // expected-error @+1 {{the writer of pipe 'p' uses slot 0 for lap 1 (iteration 2) when argument 0 of @writer_skips = 1, but its next lap of the slot is lap 0 (iteration 0): a lap out of order makes a wait or acquire pass on the phase of another lap (a race) or never pass; the parity of iteration i is (i / 2) & 1, which is right only when each side uses every slot for laps 0, 1, 2, ... in order (iteration = lap x capacity + slot); count the pipe's iterations from 0 in the order the slots are used, e.g. by the loop's position rather than a tile index or an offset}}
       %v = tle.acquire %p[%it : index] -> memref<64xf32, 3>
       tle.commit %p[%it : index]
     }

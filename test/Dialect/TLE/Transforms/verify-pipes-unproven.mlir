@@ -412,3 +412,142 @@ func.func @unfenced_nothing_to_fence(%src: memref<?x64xf32>, %n: index, %x: vect
   }
   return
 }
+
+// -----
+
+// ceil(s / 64) written as a division on one side and as a shift on the
+// other is one count: a right shift by k is a division by 2^k.
+func.func @ceil_shift_and_division(%s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %up = arith.addi %s, %c63 : index
+  %wt = arith.divui %up, %c64 : index
+  %rt = arith.shrui %up, %c6 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %rt step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(1) {
+    scf.for %i = %c0 to %wt step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// ceildiv(s, 64) is (s + 63) / 64 for an s never negative (a size).
+func.func @ceil_of_a_size(%m: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %s = memref.dim %m, %c0 : memref<?xf32>
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %up = arith.addi %s, %c63 : index
+  %wt = arith.ceildivui %s, %c64 : index
+  %rt = arith.shrui %up, %c6 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %rt step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(1) {
+    scf.for %i = %c0 to %wt step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// For an argument, which may be negative, s + 63 may wrap where
+// ceildiv(s, 64) does not: the counts stay unproven.
+func.func @ceil_may_wrap(%s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %up = arith.addi %s, %c63 : index
+  %wt = arith.ceildivui %s, %c64 : index
+  %rt = arith.shrui %up, %c6 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-warning @+1 {{the protocol check cannot prove that reader 'r' of pipe 'p' waits for as many iterations as the writer commits: the writer commits trips(ceildivui(argument 0 of @ceil_may_wrap, 64)) iterations, the reader waits for trips(divui(argument 0 of @ceil_may_wrap + 63, 64)) iterations}}
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %rt step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(1) {
+    scf.for %i = %c0 to %wt step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check cannot prove that reader 'r' of pipe 'p' waits for as many iterations as the writer commits
+
+// -----
+
+// More than three conditions the check cannot compute: they are tried
+// all 0 and all 1, not in the 16 combinations, and the check says so.
+func.func @many_conditions(%n: index, %x: f32, %y: f32, %z: f32, %w: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-warning @+1 {{the protocol check tried the 4 conditions it cannot compute before tle.warp_specialize (the arith.cmpf at line 486 and others) all 0 and all 1, not in every combination; deadlock freedom is not proven for the others}}
+  %cx = arith.cmpf ogt, %x, %zero : f32
+  %cy = arith.cmpf ogt, %y, %zero : f32
+  %cz = arith.cmpf ogt, %z, %zero : f32
+  %cw = arith.cmpf ogt, %w, %zero : f32
+  %xy = arith.andi %cx, %cy : i1
+  %xyz = arith.andi %xy, %cz : i1
+  %all = arith.andi %xyz, %cw : i1
+  %end = arith.select %all, %n, %c1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %end step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %end step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check tried the 4 conditions

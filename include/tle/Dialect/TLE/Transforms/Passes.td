@@ -92,14 +92,21 @@ def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
       iteration or the partition ends, except a reader's window that an
       `scf.for` carries into its next iteration (the body waits for
       `e(iv + step)` and yields its views as iter_args);
-    * a pipe's buffers are touched only through the slot views, between
-      their opening and closing ops, and a reader writes only fields no
-      other reader reads;
+    * a pipe is defined before the `tle.warp_specialize`, and its buffers
+      are touched only through the slot views, between their opening and
+      closing ops (a `tle.reclaim` ends them), inside the slot; a reader
+      writes only bytes of its slot that no other reader touches;
     * the writer commits as many iterations as each reader waits for;
-    * no deadlock: the partitions run against the barrier semantics the
-      lowering emits, releases where `--tle-lower-pipes` places them, with
-      inputs chosen so that every loop holding pipe operations runs at
-      least capacity + 1 times.
+    * every side uses each slot for laps 0, 1, 2, ... in order (the k-th
+      use of slot s is iteration k x capacity + s), the only order in
+      which the slot and parity `--tle-assign-pipe-phases` derives are
+      right;
+    * no deadlock and no wait or acquire that passes on the phase of
+      another iteration: the partitions run against the barrier semantics
+      the lowering emits, releases where `--tle-lower-pipes` places them,
+      with inputs chosen so that every loop holding pipe operations runs at
+      least capacity + 1 times, conditions it cannot compute at 0 and 1,
+      and loop steps at every value up to the total capacity plus one.
 
     What it cannot prove (counts it cannot compare, a loop bound or
     iteration computed inside a partition from a value it cannot know, a

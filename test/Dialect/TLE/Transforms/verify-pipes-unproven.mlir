@@ -522,7 +522,7 @@ func.func @many_conditions(%n: index, %x: f32, %y: f32, %z: f32, %w: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
-  // expected-warning @+1 {{the protocol check tried the 4 conditions it cannot compute before tle.warp_specialize (the arith.cmpf at line 486 and others) all 0 and all 1, not in every combination; deadlock freedom is not proven for the others}}
+  // expected-warning @+1 {{the protocol check tried the 4 conditions it cannot compute before tle.warp_specialize (the arith.cmpf at line 526 and others) all 0 and all 1, not in every combination; deadlock freedom is not proven for the others}}
   %cx = arith.cmpf ogt, %x, %zero : f32
   %cy = arith.cmpf ogt, %y, %zero : f32
   %cz = arith.cmpf ogt, %z, %zero : f32

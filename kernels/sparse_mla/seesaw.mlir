@@ -185,8 +185,8 @@ func.func private @item_rows(%n: index, %cta: index, %ctas: index,
 
 func.func @sparse_mla_seesaw(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
-    %kv: memref<?x?x1x576xbf16>,
-    %indices: memref<?x?x1x?xi32>,
+    %kv: memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>,
+    %indices: memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>,
     %out: memref<?x?x?x512xbf16>,
     %max_logits: memref<?x?x?xf32>,
     %lse: memref<?x?x?xf32>,
@@ -214,12 +214,12 @@ func.func @sparse_mla_seesaw(
   %by_x = arith.muli %by, %gx : index
   %cta = arith.addi %bx, %by_x : index
   %ctas = arith.muli %gx, %gy : index
-  %batches = memref.dim %indices, %c0 : memref<?x?x1x?xi32>
-  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32>
-  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
+  %batches = memref.dim %indices, %c0 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
+  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
+  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
   %heads = memref.dim %q, %c2 : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
   %head_groups = arith.divui %heads, %c64 : index
-  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
+  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>
   %rows = arith.muli %batches, %sq : index
   %items = arith.muli %rows, %head_groups : index
   // This CTA's items: ceil((items - cta) / ctas), none past the end.
@@ -766,7 +766,7 @@ func.func @sparse_mla_seesaw(
         %length_pos = arith.maxsi %length_raw, %c0 : index
         %length = arith.minsi %length_pos, %topk : index
         %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %length] [1, 1, 1, 1]
-            : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
+            : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>> to memref<?xi32, strided<[1], offset: ?>>
         %q_rows = memref.subview %q[%batch, %token, %h0, 0] [1, 1, 64, 576] [1, 1, 1, 1]
             : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
               to memref<64x576xbf16, strided<[?, 1], offset: ?>>
@@ -780,16 +780,16 @@ func.func @sparse_mla_seesaw(
             : memref<64x576xbf16, strided<[?, 1], offset: ?>>
               to memref<64x64xbf16, strided<[?, 1], offset: ?>>
         %kv_rows = memref.subview %kv[%batch, 0, 0, 0] [1, %skv, 1, 576] [1, 1, 1, 1]
-            : memref<?x?x1x576xbf16> to memref<?x576xbf16, strided<[576, 1], offset: ?>>
+            : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>> to memref<?x576xbf16, strided<[?, 1], offset: ?>>
         %kv_rows_l = memref.subview %kv_rows[0, 0] [%skv, 256] [1, 1]
-            : memref<?x576xbf16, strided<[576, 1], offset: ?>>
-              to memref<?x256xbf16, strided<[576, 1], offset: ?>>
+            : memref<?x576xbf16, strided<[?, 1], offset: ?>>
+              to memref<?x256xbf16, strided<[?, 1], offset: ?>>
         %kv_rows_r = memref.subview %kv_rows[0, 256] [%skv, 256] [1, 1]
-            : memref<?x576xbf16, strided<[576, 1], offset: ?>>
-              to memref<?x256xbf16, strided<[576, 1], offset: ?>>
+            : memref<?x576xbf16, strided<[?, 1], offset: ?>>
+              to memref<?x256xbf16, strided<[?, 1], offset: ?>>
         %kv_rows_t = memref.subview %kv_rows[0, 512] [%skv, 64] [1, 1]
-            : memref<?x576xbf16, strided<[576, 1], offset: ?>>
-              to memref<?x64xbf16, strided<[576, 1], offset: ?>>
+            : memref<?x576xbf16, strided<[?, 1], offset: ?>>
+              to memref<?x64xbf16, strided<[?, 1], offset: ?>>
         // The first pair's indices, then Q once both warp groups' last
         // scores of the previous item have retired.
         %ids0 = tle.load %ids[%c0] padding(-1 : i32)
@@ -817,32 +817,32 @@ func.func @sparse_mla_seesaw(
             -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
         tle.gather_rows %kv_rows_r rows(%ids0 : tensor<64xi32, #lanes>) into %k0r_v
             l2_prefetch = 256 evict = evict_last
-            : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+            : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
         tle.gather_rows %kv_rows_t rows(%ids0 : tensor<64xi32, #lanes>) into %k0r_t
             l2_prefetch = 256 evict = evict_last
-            : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+            : memref<?x64xbf16, strided<[?, 1], offset: ?>>, memref<64x64xbf16, #sw>
         tle.commit %k0rp[%base : index]
         %k1l_v = tle.acquire %k1lp[%base : index]
             -> memref<64x256xbf16, #sw>
         tle.gather_rows %kv_rows_l rows(%ids1 : tensor<64xi32, #lanes>) into %k1l_v
             l2_prefetch = 256 evict = evict_last
-            : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+            : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
         tle.commit %k1lp[%base : index]
         %k0l_v, %k0l_bias = tle.acquire %k0lp[%base : index]
             -> memref<64x256xbf16, #sw>, memref<64xf32, #smem>
         tle.gather_rows %kv_rows_l rows(%ids0 : tensor<64xi32, #lanes>) into %k0l_v
             l2_prefetch = 256 evict = evict_last
-            : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+            : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
         tle.local_store %bias0, %k0l_bias : tensor<64xf32, #lanes>, memref<64xf32, #smem>
         tle.commit %k0lp[%base : index]
         %k1r_v, %k1r_t, %k1r_bias = tle.acquire %k1rp[%base : index]
             -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
         tle.gather_rows %kv_rows_r rows(%ids1 : tensor<64xi32, #lanes>) into %k1r_v
             l2_prefetch = 256 evict = evict_last
-            : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+            : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
         tle.gather_rows %kv_rows_t rows(%ids1 : tensor<64xi32, #lanes>) into %k1r_t
             l2_prefetch = 256 evict = evict_last
-            : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+            : memref<?x64xbf16, strided<[?, 1], offset: ?>>, memref<64x64xbf16, #sw>
         tle.local_store %bias1, %k1r_bias : tensor<64xf32, #lanes>, memref<64xf32, #smem>
         tle.commit %k1rp[%base : index]
         %ids0_second = tle.load %ids[%c128] padding(-1 : i32)
@@ -869,33 +869,33 @@ func.func @sparse_mla_seesaw(
               -> memref<64x256xbf16, #sw>, memref<64xf32, #smem>
           tle.gather_rows %kv_rows_l rows(%ids0_j : tensor<64xi32, #lanes>) into %k0l_j_v
               l2_prefetch = 256 evict = evict_last
-              : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+              : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
           tle.local_store %biasj0, %k0l_j_bias : tensor<64xf32, #lanes>, memref<64xf32, #smem>
           tle.commit %k0lp[%it : index]
           %k0r_j_v, %k0r_j_t = tle.acquire %k0rp[%it : index]
               -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>
           tle.gather_rows %kv_rows_r rows(%ids0_j : tensor<64xi32, #lanes>) into %k0r_j_v
               l2_prefetch = 256 evict = evict_last
-              : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+              : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
           tle.gather_rows %kv_rows_t rows(%ids0_j : tensor<64xi32, #lanes>) into %k0r_j_t
               l2_prefetch = 256 evict = evict_last
-              : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+              : memref<?x64xbf16, strided<[?, 1], offset: ?>>, memref<64x64xbf16, #sw>
           tle.commit %k0rp[%it : index]
           %k1r_j_v, %k1r_j_t, %k1r_j_bias = tle.acquire %k1rp[%it : index]
               -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
           tle.gather_rows %kv_rows_r rows(%ids1_j : tensor<64xi32, #lanes>) into %k1r_j_v
               l2_prefetch = 256 evict = evict_last
-              : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+              : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
           tle.gather_rows %kv_rows_t rows(%ids1_j : tensor<64xi32, #lanes>) into %k1r_j_t
               l2_prefetch = 256 evict = evict_last
-              : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+              : memref<?x64xbf16, strided<[?, 1], offset: ?>>, memref<64x64xbf16, #sw>
           tle.local_store %biasj1, %k1r_j_bias : tensor<64xf32, #lanes>, memref<64xf32, #smem>
           tle.commit %k1rp[%it : index]
           %k1l_j_v = tle.acquire %k1lp[%it : index]
               -> memref<64x256xbf16, #sw>
           tle.gather_rows %kv_rows_l rows(%ids1_j : tensor<64xi32, #lanes>) into %k1l_j_v
               l2_prefetch = 256 evict = evict_last
-              : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+              : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
           tle.commit %k1lp[%it : index]
           scf.yield %ids0_next, %ids1_next : tensor<64xi32, #lanes>, tensor<64xi32, #lanes>
         }

@@ -174,12 +174,12 @@ class Kernel:
             s1_right_acc="%s_t" if self.tail else "%zero_s",
             s1_right="%s_tr" if self.tail else "%s_r",
             q_type=f"memref<?x?x?x{d}xbf16, strided<[?, ?, ?, 1]>>",
-            kv_type=f"memref<?x?x1x{d}xbf16>",
-            indices_type="memref<?x?x1x?xi32>",
+            kv_type=f"memref<?x?x1x{d}xbf16, strided<[?, ?, ?, 1]>>",
+            indices_type="memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>",
             ids_type="memref<?xi32, strided<[1], offset: ?>>",
-            kv_rows=f"memref<?x{d}xbf16, strided<[{d}, 1], offset: ?>>",
-            kv_half=f"memref<?x256xbf16, strided<[{d}, 1], offset: ?>>",
-            kv_tail=f"memref<?x64xbf16, strided<[{d}, 1], offset: ?>>",
+            kv_rows=f"memref<?x{d}xbf16, strided<[?, 1], offset: ?>>",
+            kv_half="memref<?x256xbf16, strided<[?, 1], offset: ?>>",
+            kv_tail="memref<?x64xbf16, strided<[?, 1], offset: ?>>",
             q_rows=f"memref<64x{d}xbf16, strided<[?, 1], offset: ?>>",
         )
 

@@ -499,11 +499,13 @@ def test_a_padded_call():
     assert bench.padded(kernel_call, torch.ones(4, 64, 576), None, 64) is kernel_call
 
 
-def test_which_kernels_take_a_serving_case(tmp_path):
+def test_which_kernels_take_a_shape():
+    """A compiled kernel runs only its own d_qk (the default mode leaves
+    the others out, --serving skips them per case); peers run all."""
     by_path = SparseMLA([Variant("k512", 512, 64, 64, "k.ptx")])
-    v4, v32 = bench.SERVING_CASES[0], bench.SERVING_CASES[2]
-    assert bench.takes_case(by_path, v4) and not bench.takes_case(by_path, v32)
-    assert bench.takes_case(lambda *args: None, v32)
+    assert bench.takes(by_path, 64, 512, 512) and not bench.takes(by_path, 64, 2048, 576)
+    assert not bench.takes(by_path, 32, 512, 512)
+    assert bench.takes(lambda *args: None, 64, 2048, 576)
 
 
 SERVING = [{"case": "V4 h64 topk512", "skv": 8192, "impl": "flashmla", "tflops": 400.0,

@@ -394,6 +394,12 @@ def main(argv=None):
         for note in notes:
             print(note, file=sys.stderr)
         impls = {n: load_impl(a) for n, load_impl in loaders.items()}
+        if not a.serving:
+            for name in [n for n, f in impls.items()
+                         if not takes(f, a.heads, a.topk, a.d_qk)]:
+                print(f"note: '{name}' left out: it does not take {a.heads} heads, "
+                      f"topk {a.topk} and d_qk {a.d_qk}", file=sys.stderr)
+                del impls[name]
     except (ValueError, OSError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
         return rt.ERROR
@@ -541,13 +547,14 @@ def padded(fn, q, attn_sink, run_heads):
     return call
 
 
-def takes_case(fn, case):
-    """Whether `fn` runs `case`: a kernel named by path only its own d_qk
-    and head counts; the peers and the public call all."""
+def takes(fn, heads, topk, d_qk):
+    """Whether `fn` runs the shape: a compiled kernel (a bundled variant,
+    one named by path) only its own d_qk and head counts; the peers and
+    the public call all."""
     if not isinstance(fn, SparseMLA):
         return True
     try:
-        choose(case.run_heads, case.topk, case.d_qk, fn.variants)
+        choose(heads, topk, d_qk, fn.variants)
     except ValueError:
         return False
     return True
@@ -575,7 +582,7 @@ def run_serving(impls, a, report):
             q, kv, idx, sink = serving_inputs(case, a, skv)
             calls, entries = {}, {}
             for name, fn in impls.items():
-                if not takes_case(fn, case):
+                if not takes(fn, case.run_heads, case.topk, case.d_qk):
                     continue
                 run = padded(fn, q, sink, case.run_heads)
                 given = {} if sink is None else {"attn_sink": sink}

@@ -84,8 +84,8 @@
 
 func.func @sparse_mla_naive(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
-    %kv: memref<?x?x1x576xbf16>,
-    %indices: memref<?x?x1x?xi32>,
+    %kv: memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>,
+    %indices: memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>,
     %out: memref<?x?x?x512xbf16>,
     %max_logits: memref<?x?x?xf32>,
     %lse: memref<?x?x?xf32>,
@@ -107,9 +107,9 @@ func.func @sparse_mla_naive(
   %head_group = arith.remui %cta, %head_groups : index
   %token = arith.divui %cta, %head_groups : index
   %h0 = arith.muli %head_group, %c64 : index
-  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
-  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
-  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32>
+  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>
+  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
+  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
   %c63 = arith.constant 63 : index
 
   // Only the first topk_length[row] indices of this row count (FlashMLA's
@@ -131,9 +131,9 @@ func.func @sparse_mla_naive(
       : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
         to memref<64x576xbf16, strided<[?, 1], offset: ?>>
   %kv_rows = memref.subview %kv[%batch, 0, 0, 0] [1, %skv, 1, 576] [1, 1, 1, 1]
-      : memref<?x?x1x576xbf16> to memref<?x576xbf16, strided<[576, 1], offset: ?>>
+      : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>> to memref<?x576xbf16, strided<[?, 1], offset: ?>>
   %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %length] [1, 1, 1, 1]
-      : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
+      : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>> to memref<?xi32, strided<[1], offset: ?>>
   %out_rows = memref.subview %out[%batch, %token, %h0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
       : memref<?x?x?x512xbf16> to memref<64x512xbf16, strided<[512, 1], offset: ?>>
   %lse_rows = memref.subview %lse[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
@@ -305,7 +305,7 @@ func.func @sparse_mla_naive(
       %slot = tle.acquire %kvp[%i : index] -> memref<64x576xbf16, #sw>
       tle.gather_rows %kv_rows rows(%tile_ids : tensor<64xi32, #lanes>) into %slot
           l2_prefetch = 256 evict = evict_last
-          : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>
+          : memref<?x576xbf16, strided<[?, 1], offset: ?>>, memref<64x576xbf16, #sw>
       tle.commit %kvp[%i : index]
       scf.yield %next_ids : tensor<64xi32, #lanes>
     }

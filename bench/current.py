@@ -5,7 +5,8 @@ files of bench/results/ that CURRENT names; with --check, fails when
 CURRENT.md or a page that embeds one of its tables is not what the data
 says.
 
-    bench/current.py            rewrite bench/CURRENT.md
+    bench/current.py            rewrite bench/CURRENT.md and the tables the
+                                pages of EMBEDDING_PAGES embed
     bench/current.py --check    compare instead (a lit test runs this)
 
 A page embeds table NAME between `<!-- current:NAME -->` and
@@ -28,9 +29,16 @@ ROOT = os.path.dirname(HERE)
 # bench/results/). A run that supersedes one replaces its entry here.
 CURRENT = [
     ("sparse_mla", "SparseMLA prefill, DeepSeek V3.2 shape", "sparse_mla",
-     "2026-12-02/sparse_mla_20261202_unfenced.json"),
+     "2026-12-03/sparse_mla_20261203.json"),
+    ("sparse_mla_shapes", "SparseMLA prefill, other shapes", "sparse_mla_shapes",
+     ["2026-12-03/shapes_h64_20261203.json",
+      "2026-12-03/shapes_topk512_20261203.json",
+      "2026-12-03/shapes_topk1024_20261203.json",
+      "2026-12-03/shapes_sq512_20261203.json"]),
+    ("serving", "SparseMLA prefill, serving shapes (FlashMLA padded to 64 heads "
+     "where it pads)", "serving", "2026-12-03/serving_20261203.json"),
     ("gemm", "GEMM, bf16, against cuBLAS", "gemm",
-     "2026-12-01/gemm_20261201.json"),
+     "2026-12-03/gemm_20261203.json"),
 ]
 # Pages that embed tables of CURRENT.md (relative to the repository root).
 EMBEDDING_PAGES = ["README.md"]
@@ -79,7 +87,60 @@ def _gemm_table(data):
     return head, rows, note
 
 
-KINDS = {"sparse_mla": _sparse_mla_table, "gemm": _gemm_table}
+def _shapes_table(datas):
+    """One row per data file: its shape (what differs from the V3.2 case)
+    and SKV, each implementation's TFLOPS and the ratio to FlashMLA."""
+    base = {"B": 1, "SQ": 4096, "H": 128, "topk": 2048, "DQK": 576, "DV": 512}
+    impls = []
+    for data in datas:
+        for r in data["results"]:
+            if r["impl"] not in impls:
+                impls.append(r["impl"])
+    impls.sort(key=lambda i: (SPARSE_MLA_ORDER.index(i)
+                              if i in SPARSE_MLA_ORDER else 99, i))
+    ours = [i for i in impls if i.startswith("tle")]
+    head = (["shape", "SKV"] + [f"{SPARSE_MLA_NAMES.get(i, i)} TFLOPS" for i in impls]
+            + [f"{SPARSE_MLA_NAMES.get(i, i)} / FlashMLA" for i in ours])
+    rows = []
+    for data in datas:
+        shape = ", ".join(f"{k}={v}" for k, v in data["shape"].items()
+                          if base.get(k) != v) or "V3.2"
+        for skv in sorted({r["skv"] for r in data["results"]}):
+            t = {r["impl"]: r["tflops"] for r in data["results"] if r["skv"] == skv}
+            row = [shape, str(skv)] + [f"{t[i]:.1f}" if i in t else "-" for i in impls]
+            row += [f"{t[i] / t[PEER]:.3f}" if i in t and PEER in t else "-"
+                    for i in ours]
+            rows.append(row)
+    return head, rows, "score-order ids, no sink"
+
+
+def _serving_table(data):
+    impls = []
+    for r in data["results"]:
+        if r["impl"] not in impls:
+            impls.append(r["impl"])
+    ours = [i for i in impls if i != PEER]
+    head = (["case", "SKV"] + [f"{SPARSE_MLA_NAMES.get(i, i)} TFLOPS (TB/s)" for i in impls]
+            + [f"{SPARSE_MLA_NAMES.get(i, i)} / FlashMLA" for i in ours])
+    rows, seen = [], []
+    for r in data["results"]:
+        if (r["case"], r["skv"]) not in seen:
+            seen.append((r["case"], r["skv"]))
+    for case, skv in seen:
+        t = {r["impl"]: r for r in data["results"]
+             if r["case"] == case and r["skv"] == skv}
+        row = [case, str(skv)] + [
+            f"{t[i]['tflops']:.1f} ({t[i]['gather_tbps']:.2f})" if i in t else "-"
+            for i in impls]
+        row += [f"{t[i]['tflops'] / t[PEER]['tflops']:.3f}" if i in t and PEER in t
+                else "-" for i in ours]
+        rows.append(row)
+    return head, rows, ("useful FLOPs of the real heads; TB/s is the rate of "
+                        "the rows gathered")
+
+
+KINDS = {"sparse_mla": _sparse_mla_table, "gemm": _gemm_table,
+         "sparse_mla_shapes": _shapes_table, "serving": _serving_table}
 
 
 def _markdown(head, rows):
@@ -92,18 +153,23 @@ def _markdown(head, rows):
 def tables():
     """{name: (title, markdown table, provenance lines)} of CURRENT."""
     out = {}
-    for name, title, kind, path in CURRENT:
-        with open(os.path.join(HERE, "results", path)) as f:
-            data = json.load(f)
-        head, rows, note = KINDS[kind](data)
-        command = data.get("command") or "not recorded in the data file"
+    for name, title, kind, paths in CURRENT:
+        many = isinstance(paths, list)
+        datas = []
+        for path in paths if many else [paths]:
+            with open(os.path.join(HERE, "results", path)) as f:
+                datas.append(json.load(f))
+        head, rows, note = KINDS[kind](datas if many else datas[0])
+        data = datas[0]
+        links = ", ".join(f"[results/{p}](results/{p})"
+                          for p in (paths if many else [paths]))
         provenance = [
-            f"Data: [results/{path}](results/{path}), measured "
+            f"Data: {links}, measured "
             f"{data.get('date', '?')[:10]} on {data.get('device', '?')} "
             f"(torch {data.get('torch', '?')}); {note}.",
             f"Timing: {data.get('timing', 'not recorded')}.",
-            f"Command: `{command}`",
-        ]
+        ] + [f"Command: `{d.get('command') or 'not recorded in the data file'}`"
+             for d in datas]
         out[name] = (title, _markdown(head, rows), provenance)
     return out
 
@@ -111,6 +177,8 @@ def tables():
 def _plot_of(name):
     """The plot beside a table's data file (same stem, .png), if any."""
     path = next(p for n, _, _, p in CURRENT if n == name)
+    if isinstance(path, list):
+        return None
     png = os.path.splitext(path)[0] + ".png"
     return png if os.path.exists(os.path.join(HERE, "results", png)) else None
 
@@ -173,6 +241,18 @@ def main(argv=None):
         return check()
     with open(os.path.join(HERE, "CURRENT.md"), "w") as f:
         f.write(current_md())
+    generated = tables()
+    for page in EMBEDDING_PAGES:
+        path = os.path.join(ROOT, page)
+        text = open(path).read()
+        for name in embedded(text):
+            if name in generated:
+                text = re.sub(r"(<!-- current:%s -->\n).*?(\n<!-- /current:%s -->)"
+                              % (name, name),
+                              lambda m: m.group(1) + generated[name][1] + m.group(2),
+                              text, flags=re.S)
+        with open(path, "w") as f:
+            f.write(text)
     return 0
 
 

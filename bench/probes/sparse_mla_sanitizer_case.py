@@ -4,7 +4,10 @@ fastest shipped variant) on the edge cases, checked against the fp32
 reference, small enough for compute-sanitizer:
 
     PYTHONPATH=SITE compute-sanitizer --tool memcheck|racecheck|synccheck \\
-        --error-exitcode 9 python3 bench/probes/sparse_mla_sanitizer_case.py
+        --error-exitcode 9 python3 bench/probes/sparse_mla_sanitizer_case.py [VARIANT]
+
+With VARIANT (a name of tle.sparse_mla.VARIANTS) that variant alone
+runs, with q and kv of its d_qk.
 
 SQ=70 (140 items on 132 CTAs), SKV=8192, topk=256, H=128; 25% invalid ids
 of every kind, 5% rows without a valid id, attn_sink with +inf and -inf,
@@ -19,17 +22,21 @@ import torch
 from tle.sparse_mla import reference
 from tle.sparse_mla.inputs import make_inputs
 from tle.sparse_mla.kernel import SparseMLA
+from tle.sparse_mla.variants import VARIANTS, variant
 
 
-def main():
+def main(argv):
     torch.manual_seed(3)
-    q, kv, idx = make_inputs(70, 8192, 128, 256, invalid_frac=0.25, empty_frac=0.05, seed=3)
+    chosen = [variant(argv[0])] if argv else VARIANTS
+    d_qk = chosen[0].d_qk if argv else 576
+    q, kv, idx = make_inputs(70, 8192, 128, 256, d_qk=d_qk, invalid_frac=0.25,
+                             empty_frac=0.05, seed=3)
     sink = torch.randn(128, device="cuda")
     sink[0], sink[1] = math.inf, -math.inf
     length = torch.randint(0, 257, (70,), device="cuda", dtype=torch.int32)
     length[0], length[1] = 0, 256
-    scale = 1 / math.sqrt(576)
-    f = SparseMLA()
+    scale = 1 / math.sqrt(d_qk)
+    f = SparseMLA(chosen)
     print("variant", f.variant_for(q, kv, idx, attn_sink=sink, topk_length=length).name)
     out, max_logits, lse = f(q, kv, idx, scale, attn_sink=sink, topk_length=length)
     ref_out, ref_max, ref_lse = reference.sparse_mla_reference(
@@ -45,4 +52,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -13,9 +13,10 @@ columns, so that Q and K carry a 64-column rope tail), 512 is V4's
 "MODEL1" (448 NoPE and 64 RoPE columns, K = V = kv[..., :512]; without a
 tail to hold it, P0 gets 8 KiB of its own). --fill-order is the order in
 which the gather's pair loop fills the four halves of a pair: k0-first
-(K0 left, K0 right, K1 right, K1 left; shipped) or flashmla (K0 left, K1
-right, K0 right, K1 left, FlashMLA's, with the next pair's indices
-loaded after K0's right half so that the gather does not spill).
+(K0 left, K0 right, K1 right, K1 left) or flashmla (K0 left, K1 right,
+K0 right, K1 left, FlashMLA's, with the next pair's indices loaded after
+K0's right half so that the gather does not spill; shipped: it measured
+0-2% faster on most shapes, bench/results/2026-12-03).
 
 The templates (`irgen.expand`) are the IR with placeholders and optional
 lines; each consumer's pair is one template, which gives both the loop's
@@ -35,7 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 class Params(NamedTuple):
     d_qk: int = 576
-    fill_order: str = "k0-first"
+    fill_order: str = "flashmla"
 
 
 # The committed kernels beside this file; the wheel compiles those that
@@ -268,7 +269,7 @@ def parser():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--d-qk", type=int, default=576, choices=(576, 512))
-    ap.add_argument("--fill-order", default="k0-first", choices=list(FILL_ORDERS))
+    ap.add_argument("--fill-order", default="flashmla", choices=list(FILL_ORDERS))
     return ap
 
 

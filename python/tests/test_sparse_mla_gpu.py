@@ -225,8 +225,8 @@ def test_clear_errors_on_the_gpu(fwd):
         fwd(q, kv, idx, torch.tensor(0.5))
     with pytest.raises(TypeError, match="attn_sink must be torch.float32, not torch.float64"):
         fwd(q, kv, idx, 0.5, attn_sink=torch.zeros(64, dtype=torch.float64, device="cuda"))
-    odd_rows = torch.cat([kv, kv[..., :8]], 2)[..., :576]     # rows 1168 bytes apart
-    with pytest.raises(ValueError, match=r"kv's stride in dimension 0 \(584 elements\)"):
+    odd_rows = torch.cat([kv, kv[..., :4]], 2)[..., :576]     # rows 1160 bytes apart
+    with pytest.raises(ValueError, match=r"kv's stride in dimension 0 \(580 elements\)"):
         fwd(q, odd_rows, idx, 0.5)
     out = bench.poisoned_outputs(q)
     with pytest.raises(ValueError, match="lse is on cpu, q on cuda:0"):

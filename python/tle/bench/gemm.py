@@ -162,6 +162,7 @@ def main(argv=None):
     if a.json:
         report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                   "device": device.name, "torch": torch.__version__,
+                  "command": " ".join(sys.argv),
                   "kernel": kernel.name, "kernel_file": a.kernel_file,
                   "bm": bm, "bn": a.bn, "seed": a.seed,
                   "timing": f"tle.bench, both implementations alike, median of "

@@ -4,7 +4,7 @@ SKV, or measure the CPU cost of one call (--launch-cost).
     python -m tle.bench.sparse_mla [--skv 8192,32768,...] [--impl a,b]
         [--d-qk 576|512] [--tle-kernel [NAME=]K.ptx ...] [--flashmla-peer DIR]
         [--order score|sorted] [--rounds N] [--check] [--json F] [--plot F]
-        [--launch-cost [--calls N]] [--serving]
+        [--launch-cost [--calls N]] [--sink] [--serving]
 
 B=1, SQ=4096, H=128, topk=2048, d_qk 576 (--d-qk 512: DeepSeek V4).
 TFLOPS = 2*B*SQ*H*topk*(d_qk+512) / time.
@@ -203,13 +203,13 @@ def check(fn, q, kv, idx, sm_scale, rows, attn_sink=None):
     return res
 
 
-def check_inputs(fn, options, skv, q, kv, idx, sm_scale):
+def check_inputs(fn, options, skv, q, kv, idx, sm_scale, attn_sink=None):
     """The checks of one implementation at one SKV: the timed input (sampled
     rows) and a corrupted one (25% invalid ids of every kind, 2% empty rows,
-    non-contiguous q; every empty row checked)."""
+    non-contiguous q; every empty row checked), with `attn_sink` if given."""
     g = torch.Generator(device="cpu").manual_seed(skv)
     rows = torch.randperm(options.sq, generator=g)[:options.check_rows].cuda()
-    clean = check(fn, q, kv, idx, sm_scale, rows)
+    clean = check(fn, q, kv, idx, sm_scale, rows, attn_sink)
     qb, kvb, idxb = make_inputs(options.sq, skv, options.heads, options.topk,
                                 d_qk=options.d_qk, invalid_frac=0.25, empty_frac=0.02,
                                 noncontiguous_q=True, seed=skv + 1,
@@ -217,7 +217,7 @@ def check_inputs(fn, options, skv, q, kv, idx, sm_scale):
     empty = ((idxb[:, 0] < 0) | (idxb[:, 0] >= skv)).all(1).nonzero()[:, 0]
     rows_b = torch.unique(torch.cat([rows, empty]))
     return {"check_clean": clean,
-            "check_invalid": check(fn, qb, kvb, idxb, sm_scale, rows_b)}
+            "check_invalid": check(fn, qb, kvb, idxb, sm_scale, rows_b, attn_sink)}
 
 
 def result_line(entry, checked):
@@ -373,6 +373,8 @@ def parse_args(argv):
                     help="calls per round of --launch-cost")
     ap.add_argument("--d-qk", type=int, choices=(576, 512), default=D_QK,
                     help="q and kv columns: 576 (V3.2) or 512 (V4)")
+    ap.add_argument("--sink", action="store_true",
+                    help="pass seeded finite attn_sink values to every implementation")
     ap.add_argument("--serving", action="store_true",
                     help="time the serving shapes (SERVING_CASES) instead")
     ap.add_argument("--json")
@@ -410,7 +412,7 @@ def main(argv=None):
               "torch": torch.__version__,
               "command": " ".join(sys.argv),
               "shape": {"B": 1, "SQ": a.sq, "H": a.heads, "topk": a.topk,
-                        "DQK": a.d_qk, "DV": D_V},
+                        "DQK": a.d_qk, "DV": D_V, **({"attn_sink": True} if a.sink else {})},
               "sm_scale": sm_scale, "flops": fl,
               "index_distribution": f"distinct causal, {a.order} order: token t "
                                     "at SKV-SQ+t draws topk ids from [0, SKV-SQ+t]",
@@ -467,16 +469,19 @@ def run_tflops(impls, a, skvs, sm_scale, report):
     for skv in skvs:
         q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, d_qk=a.d_qk, seed=skv,
                                  order=a.order)
+        sink = seeded_sinks(a.heads) if getattr(a, "sink", False) else None
+        given = {} if sink is None else {"attn_sink": sink}
         if skv == skvs[0]:
             report["tle_kernels"] = {n: kernel_report(f, q, kv, idx)
                                      for n, f in impls.items() if n.startswith("tle")}
         entries = {name: {"skv": skv, "impl": name} for name in impls}
         if a.check:
             for name, fn in impls.items():
-                entries[name].update(check_inputs(fn, a, skv, q, kv, idx, sm_scale))
+                entries[name].update(check_inputs(fn, a, skv, q, kv, idx, sm_scale,
+                                                  sink))
                 all_ok &= entries[name]["check_clean"]["ok"]
                 all_ok &= entries[name]["check_invalid"]["ok"]
-        calls = {name: functools.partial(fn, q, kv, idx, sm_scale)
+        calls = {name: functools.partial(fn, q, kv, idx, sm_scale, **given)
                  for name, fn in impls.items()}
         rounds = interleaved(calls, lambda f: do_bench_ms(f, a.warmup, a.rep), a.rounds)
         for name, entry in entries.items():
@@ -564,11 +569,13 @@ def serving_inputs(case, a, skv):
     """The inputs of a case at `skv`, and the sinks (seeded, finite)."""
     q, kv, idx = make_inputs(a.sq, skv, case.heads, case.topk, d_qk=case.d_qk,
                              seed=skv + case.heads, order=a.order)
-    sink = None
-    if case.attn_sink:
-        g = torch.Generator(device="cuda").manual_seed(case.heads)
-        sink = torch.randn(case.heads, device="cuda", generator=g)
-    return q, kv, idx, sink
+    return q, kv, idx, seeded_sinks(case.heads) if case.attn_sink else None
+
+
+def seeded_sinks(heads):
+    """attn_sink for `heads` heads: finite, seeded by the head count."""
+    g = torch.Generator(device="cuda").manual_seed(heads)
+    return torch.randn(heads, device="cuda", generator=g)
 
 
 def run_serving(impls, a, report):

@@ -1317,8 +1317,36 @@ func.func @token_name() {
 // -----
 
 func.func @token_to_itself() {
-  // expected-error @+1 {{token 'turn' goes from partition 'wg0' to itself; a token orders two different partitions}}
+  // expected-error @+1 {{on token 'turn': the token goes from partition 'wg0' to itself; a token orders two different partitions, or the replicas of one replicated partition in a ring}}
   %t = tle.token "turn" from "wg0" to "wg0"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      tle.warp_yield
+    }
+  return
+}
+
+// -----
+
+// An unused token still names partitions that exist.
+func.func @unused_token_unknown_partition() {
+  // expected-error @+1 {{'tle.token' op on token 'turn': the token names partition 'wg2', but the tle.warp_specialize beside it has partitions 'wg0', 'wg1'}}
+  %t = tle.token "turn" from "wg0" to "wg2"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      tle.warp_return
+    }
+  return
+}
+
+// -----
+
+func.func @unused_token_without_partitions() {
+  // expected-error @+1 {{'tle.token' op token 'turn' names partitions 'wg0' and 'wg1', but no tle.warp_specialize beside it has partitions; a token joins two partitions of the tle.warp_specialize in its block}}
+  %t = tle.token "turn" from "wg0" to "wg1"
   return
 }
 
@@ -1550,8 +1578,59 @@ func.func @token_to_replicas() {
   %t = tle.token "go" from "tma" to "mma"
   tle.warp_specialize
   default "tma" warps(1) {
-    // expected-error @+1 {{'tle.signal' op on token 'go': the token names partition 'mma', which runs 2 replicas; a token orders two single partitions, so it cannot name a replicated one}}
+    // expected-error @+1 {{'tle.signal' op on token 'go': the token goes from partition 'tma', which is a single partition, to partition 'mma', which runs 2 replicas; a token has one signaler and one waiter per replica, so it joins two single partitions, the replicas of one partition in a ring (from and to the same partition: replica r signals replica r + 1 mod N), or two partitions with as many replicas (replica r signals replica r)}}
     tle.signal %t
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(2) (%r: index) {
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+func.func @token_between_replica_counts() {
+  %t = tle.token "go" from "mma" to "epi"
+  tle.warp_specialize
+  default "tma" warps(1) {
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(2) (%r: index) {
+    // expected-error @+1 {{'tle.signal' op on token 'go': the token goes from partition 'mma', which runs 2 replicas, to partition 'epi', which runs 3 replicas; a token has one signaler and one waiter per replica}}
+    tle.signal %t
+    tle.warp_return
+  }
+  partition "epi" warps(1) replicas(3) (%r: index) {
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+func.func @ring_of_one_replica() {
+  %t = tle.token "turn" from "mma" to "mma"
+  tle.warp_specialize
+  default "tma" warps(1) {
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(1) (%r: index) {
+    // expected-error @+1 {{'tle.await' op on token 'turn': the token goes from partition 'mma' to itself, which runs 1 replica; a ring of turns (replica r signals replica r + 1 mod N) needs 2 or more}}
+    tle.await %t
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Unused, and still checked: a token from a single partition to replicas.
+func.func @unused_token_to_replicas() {
+  // expected-error @+1 {{'tle.token' op on token 'go': the token goes from partition 'tma', which is a single partition, to partition 'mma', which runs 2 replicas}}
+  %t = tle.token "go" from "tma" to "mma"
+  tle.warp_specialize
+  default "tma" warps(1) {
     tle.warp_yield
   }
   partition "mma" warps(4) replicas(2) (%r: index) {

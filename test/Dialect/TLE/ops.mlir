@@ -327,6 +327,38 @@ func.func @token_forms() {
   return
 }
 
+// Tokens between replicas: a ring over the replicas of one partition, and
+// pairs between two partitions of as many replicas; an unused token names
+// partitions that exist.
+// CHECK-LABEL: func.func @replica_token_forms
+func.func @replica_token_forms() {
+  // CHECK: %turn = tle.token "turn" from "mma" to "mma"
+  // CHECK: %pair = tle.token "pair" from "mma" to "epi"
+  // CHECK: %spare = tle.token "spare" from "epi" to "mma"
+  %turn = tle.token "turn" from "mma" to "mma"
+  %pair = tle.token "pair" from "mma" to "epi"
+  %spare = tle.token "spare" from "epi" to "mma"
+  tle.warp_specialize
+    default "tma" warps(1) {
+      tle.warp_yield
+    }
+    partition "mma" warps(4) replicas(2) (%r: index) {
+      // CHECK: tle.await %turn
+      // CHECK: tle.signal %turn
+      // CHECK: tle.signal %pair
+      tle.await %turn
+      tle.signal %turn
+      tle.signal %pair
+      tle.warp_return
+    }
+    partition "epi" warps(4) replicas(2) (%r: index) {
+      // CHECK: tle.await %pair
+      tle.await %pair
+      tle.warp_return
+    }
+  return
+}
+
 // A replicated partition takes its replica index as a block argument; the
 // pipe names its reader once, by the name the ops use.
 // CHECK-LABEL: func.func @replica_forms

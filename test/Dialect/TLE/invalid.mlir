@@ -823,6 +823,29 @@ func.func @reduce_dim(%s: tensor<64x64xf32, #acc>) {
 
 // -----
 
+// A fold keeps the layout and the other dimension; its width divides the
+// reduced extent.
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @fold_width(%s: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.reduce' op folds dimension 1 of 'tensor<64x64xf32, #tle.mma<warp_groups = [1, 1]>>' into a tensor of the same layout, element type and other dimension whose extent divides 64, got 'tensor<64x24xf32, #tle.mma<warp_groups = [1, 1]>>'}}
+  %r = tle.reduce sum %s dim 1 : tensor<64x64xf32, #acc> -> tensor<64x24xf32, #acc>
+  return
+}
+
+// -----
+
+// Two warp groups split the columns: warp group 0 holds columns 0-31 of
+// the source but only 0-7 of the fold, so columns 8-15 would come from it
+// into warp group 1's.
+#acc = #tle.mma<warp_groups = [1, 2]>
+func.func @fold_across_threads(%s: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.reduce' op cannot fold dimension 1 of 'tensor<64x64xf32, #tle.mma<warp_groups = [1, 2]>>' into 16 per thread: in this layout a thread does not hold every element it would combine}}
+  %r = tle.reduce sum %s dim 1 : tensor<64x64xf32, #acc> -> tensor<64x16xf32, #acc>
+  return
+}
+
+// -----
+
 #acc = #tle.mma<warp_groups = [1, 1]>
 // The row vector has 64 entries; broadcasting it along dim 1 gives 64 rows,
 // not 128 columns' worth of a different parent.

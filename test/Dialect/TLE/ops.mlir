@@ -241,6 +241,8 @@ func.func @reduce_broadcast_convert(%s: tensor<128x64xf32, #acc>,
   %max = tle.reduce max %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128xf32, #row>
   // CHECK: tle.reduce sum %[[S]] dim 1
   %sum = tle.reduce sum %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128xf32, #row>
+  // CHECK: tle.reduce sum %[[S]] dim 1 : tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>> -> tensor<128x8xf32, #tle.mma<warp_groups = [2, 1]>>
+  %partial = tle.reduce sum %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128x8xf32, #acc>
   // CHECK: tle.broadcast %[[MAX]] dim 1 : tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>> -> tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>
   %b = tle.broadcast %max dim 1 : tensor<128xf32, #row> -> tensor<128x64xf32, #acc>
   // CHECK: tle.scale %[[S]] by %[[MAX]] dim 1 : tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>, tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>>

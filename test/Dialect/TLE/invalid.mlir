@@ -1365,13 +1365,6 @@ func.func @unused_token_unknown_partition() {
   return
 }
 
-// -----
-
-func.func @unused_token_without_partitions() {
-  // expected-error @+1 {{'tle.token' op token 'turn' names partitions 'wg0' and 'wg1', but no tle.warp_specialize beside it has partitions; a token joins two partitions of the tle.warp_specialize in its block}}
-  %t = tle.token "turn" from "wg0" to "wg1"
-  return
-}
 
 // -----
 

@@ -101,8 +101,9 @@ def scale_of(sm_scale, head_dim):
 def check_call(q, k, v, causal=False, sm_scale=None, variants=VARIANTS):
     """(Shape, variant, sm_scale) of a call, the variant one of `variants`,
     or a ValueError (TypeError for a dtype or an argument's type) for what
-    no kernel takes: ranks, sizes, dtypes, devices. It reads no data and no address, so that it checks
-    fake tensors (torch.compile) as it checks real ones."""
+    no kernel takes: ranks, sizes, dtypes, devices. It reads no data and no
+    address, so that it checks fake tensors (torch.compile) as it checks
+    real ones."""
     if (q.dim(), k.dim(), v.dim()) != (4, 4, 4):
         _fail(f"q, k and v must be 4-D [B, S, H, D], not {q.dim()}-, {k.dim()}- and "
               f"{v.dim()}-D")

@@ -15,7 +15,8 @@ import json
 import os
 from typing import NamedTuple, Optional
 
-from .._kernels import KernelNotFoundError, is_found, kernel_file
+# KernelNotFoundError is re-exported by tle.attention.
+from .._kernels import KernelNotFoundError, is_found, kernel_file  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Where the build puts the compiled kernels, inside the package.

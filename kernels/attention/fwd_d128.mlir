@@ -23,6 +23,7 @@
 // across lanes once, at the end; the reference maximum of a row moves
 // only by jumps of more than 8 (base 2), so that the rescale of O
 // (tle.scale) is skipped by warps whose rows kept theirs.
+//
 // Persistent (tle.persistent: launched with at most one CTA per
 // multiprocessor; any grid is correct): CTA c of G takes items c, c + G,
 // ..., an item being 128 query rows of one (batch, head), numbered with the

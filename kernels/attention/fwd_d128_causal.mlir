@@ -23,13 +23,15 @@
 // across lanes once, at the end; the reference maximum of a row moves
 // only by jumps of more than 8 (base 2), so that the rescale of O
 // (tle.scale) is skipped by warps whose rows kept theirs.
+//
 // One CTA per item, grid (ceil(S_q / 128), H, B): CTA x takes query block
-// x, which needs the K and V tiles up to its last row (keys j <= query i,
-// as torch's is_causal). The CTAs of one head run side by side and read
-// its K and V while they are in L2. (Longest first, block
-// ceil(S_q / 128) - 1 - x, would balance the last wave better, but the
-// protocol check grows every input of a loop bound to lengthen the loop,
-// x too, which shortens this one: it proves no run of 3 tiles.)
+// x of head y of batch z. The CTAs of one head run side by side and read
+// its K and V while they are in L2. Query block x needs the K and V
+// tiles up to its last row (keys j <= query i, as torch's is_causal).
+// (Longest first, block ceil(S_q / 128) - 1 - x, would balance the last
+// wave better, but the protocol check grows every input of a loop bound
+// to lengthen the loop, x too, which shortens this one: it proves no run
+// of 3 tiles.)
 
 // What the compiler derives: the replicas as partitions, one full barrier
 // per slot with the TMA bytes, free barriers counting both replicas, and
@@ -194,8 +196,7 @@ func.func @fwd_d128_causal(%q_map: !map, %k_map: !map, %v_map: !map,
   %q_up = arith.addi %seqlen_q, %c127 : index
   %q_blocks = arith.divui %q_up, %c128 : index
   %k_up = arith.addi %seqlen_k, %c127 : index
-  // One item: query block x of head y of batch z; it needs the tiles up
-  // to its last row.
+  // One item: query block x of head y of batch z.
   %block = gpu.block_id x
   %h = gpu.block_id y
   %b = gpu.block_id z

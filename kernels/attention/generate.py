@@ -56,6 +56,7 @@ HEADER = """\
 // across lanes once, at the end; the reference maximum of a row moves
 // only by jumps of more than 8 (base 2), so that the rescale of O
 // (tle.scale) is skipped by warps whose rows kept theirs.
+//
 ${schedule}
 """
 
@@ -107,12 +108,15 @@ PERSISTENT_SCHEDULE = """\
 
 ONE_ITEM_SCHEDULE = """\
 // One CTA per item, grid (ceil(S_q / 128), H, B): CTA x takes query block
-// x, which needs the K and V tiles up to its last row (keys j <= query i,
-// as torch's is_causal). The CTAs of one head run side by side and read
-// its K and V while they are in L2. (Longest first, block
-// ceil(S_q / 128) - 1 - x, would balance the last wave better, but the
-// protocol check grows every input of a loop bound to lengthen the loop,
-// x too, which shortens this one: it proves no run of 3 tiles.)"""
+// x of head y of batch z. The CTAs of one head run side by side and read
+// its K and V while they are in L2.${causal_schedule}"""
+
+CAUSAL_SCHEDULE = """ Query block x needs the K and V
+// tiles up to its last row (keys j <= query i, as torch's is_causal).
+// (Longest first, block ceil(S_q / 128) - 1 - x, would balance the last
+// wave better, but the protocol check grows every input of a loop bound
+// to lengthen the loop, x too, which shortens this one: it proves no run
+// of 3 tiles.)"""
 
 # Kernel arguments and the values every partition shares.
 PREAMBLE = """\
@@ -451,16 +455,21 @@ PERSISTENT_ITEMS = """\
   %tiles = arith.divui %k_up, %c128 : index"""
 
 ONE_ITEM = """\
-  // One item: query block x of head y of batch z; it needs the tiles up
-  // to its last row.
+  // One item: query block x of head y of batch z.
   %block = gpu.block_id x
   %h = gpu.block_id y
   %b = gpu.block_id z
   %m0 = arith.muli %block, %c128 : index
   %mine = arith.constant 1 : index
+${one_item_tiles}"""
+
+CAUSAL_TILES = """\
   %k_tiles = arith.divui %k_up, %c128 : index
   %seen = arith.addi %block, %c1 : index
   %tiles = arith.minsi %seen, %k_tiles : index"""
+
+ALL_TILES = """\
+  %tiles = arith.divui %k_up, %c128 : index"""
 
 PERSISTENT_CALL = """\
         %b, %h, %m0 = func.call @item(%k, %cta, %ctas, %q_blocks, %heads)
@@ -471,6 +480,10 @@ def render(variant):
     """The .mlir text of one variants.json entry."""
     d, stages = variant["head_dim"], variant["stages"]
     causal, persistent = variant["causal"], variant["persistent"]
+    if causal and persistent:
+        raise ValueError(f"{variant['name']}: no persistent causal kernel: its items' "
+                         f"tile counts differ, and the protocol check cannot count a "
+                         f"loop whose bound depends on an outer loop's variable")
     mma_registers, load_registers = variant["registers"]
     q_bytes = BLOCK_M * d * 2
     kv_bytes = BLOCK_N * d * 2
@@ -495,12 +508,15 @@ def render(variant):
         "half": 64 * d,
         "attributes": attributes,
         "items": PERSISTENT_ITEMS if persistent else ONE_ITEM,
+        "one_item_tiles": CAUSAL_TILES if causal else ALL_TILES,
         "item_call": PERSISTENT_CALL if persistent else DROP,
         "item_helper": ITEM_HELPER if persistent else DROP,
         "bound": CAUSAL_BOUND if causal else PLAIN_BOUND,
     }
+    values["causal_schedule"] = CAUSAL_SCHEDULE if causal else ""
     fill = lambda text: string.Template(text).substitute(values)
     values["schedule"] = fill(values["schedule"])
+    values["items"] = fill(values["items"])
     parts = [fill(HEADER), fill(PLAN), fill(PREAMBLE), fill(KERNEL)]
     text = "\n".join(parts)
     return "".join(line for line in text.splitlines(keepends=True)
@@ -521,9 +537,14 @@ def write_one(variants, a):
             print(f"error: --set {key}: a variant has {', '.join(base)}", file=sys.stderr)
             return 2
         changed[key] = json.loads(value)
+    try:
+        text = render(changed)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     path = os.path.join(a.out, a.name + ".mlir")
     with open(path, "w") as f:
-        f.write(render(changed))
+        f.write(text)
     print(path)
     return 0
 

@@ -309,12 +309,15 @@ def test_bench_implementations(tmp_path):
     (tmp_path / "a.json").write_text("{}")
     variants = (Variant("a", 128, False, True, path=str(tmp_path / "a.ptx")),
                 Variant("b", 128, True, False, path=str(tmp_path / "missing.ptx")))
+    peers = ["cudnn", "flash", "fa3"]
     assert list(bench.implementations(128, False, (), variants)) == [
-        "tle_a", bench.PUBLIC, "cudnn", "flash"]
-    assert list(bench.implementations(128, True, (), variants)) == ["cudnn", "flash"]
+        "tle_a", bench.PUBLIC] + peers
+    assert list(bench.implementations(128, True, (), variants)) == peers
     assert list(bench.implementations(128, True, [("b", "x.ptx")], variants)) == [
-        "tle_b", "cudnn", "flash"]
-    assert list(bench.implementations(64, False, (), variants)) == ["cudnn", "flash"]
+        "tle_b"] + peers
+    assert list(bench.implementations(64, False, (), variants)) == peers
+    with pytest.raises(ImportError):
+        bench.fa3_peer(str(tmp_path))
 
 
 def test_bench_table(capsys):

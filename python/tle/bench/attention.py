@@ -20,8 +20,10 @@ kernel of the variant NAME's kind, in place of the bundled one). Peers:
 "cudnn" and "flash", torch.nn.functional.scaled_dot_product_attention
 under torch.nn.attention.sdpa_kernel with SDPBackend.CUDNN_ATTENTION and
 FLASH_ATTENTION, on the [B, H, S, D] views of the same tensors (the
-layout both read natively, no copy); a peer this torch or GPU lacks is
-left out with a note. --check compares every implementation's out, and
+layout both read natively, no copy), and "fa3", FlashAttention-3's own
+kernel where its hopper/ build is importable ($TLE_FA3_PEER names its
+folder; kernels/attention/README.md says how to build it); a peer this
+torch or GPU lacks is left out with a note. --check compares every implementation's out, and
 ours' lse, with the fp32 reference on 256 sampled rows and the last one.
 """
 
@@ -44,7 +46,7 @@ from ..attention.reference import attention_reference
 PUBLIC = "tle.attention_fwd"
 PEERS = {"cudnn": "CUDNN_ATTENTION", "flash": "FLASH_ATTENTION"}
 # What each compiled kernel is divided by, where it ran.
-BASELINES = tuple(PEERS)
+BASELINES = tuple(PEERS) + ("fa3",)
 # bf16 out against fp32 (P is rounded to bf16 before P V); lse in fp32.
 OUT_ATOL, OUT_RTOL, OUT_COS = 2e-2, 2e-2, 1e-5
 LSE_ATOL, LSE_RTOL = 1e-3, 2e-5
@@ -84,6 +86,31 @@ def sdpa_peer(backend_name):
     return peer
 
 
+FA3_ENV = "TLE_FA3_PEER"
+
+
+def fa3_peer(where=None):
+    """f(q, k, v, causal, sm_scale) -> (out, None) by FlashAttention-3's
+    hopper/ build (flash_attn_interface, kernels/attention/README.md says
+    how to build it), found in `where`, $TLE_FA3_PEER or installed;
+    ImportError where it is not."""
+    import importlib
+    import os
+    where = where or os.environ.get(FA3_ENV)
+    if where:
+        sys.path.insert(0, where)
+    try:
+        interface = importlib.import_module("flash_attn_interface")
+    finally:
+        if where:
+            sys.path.remove(where)
+
+    def peer(q, k, v, causal=False, sm_scale=None):
+        result = interface.flash_attn_func(q, k, v, softmax_scale=sm_scale, causal=causal)
+        return (result[0] if isinstance(result, tuple) else result), None
+    return peer
+
+
 def _public(_):
     from .. import attention_fwd
     return attention_fwd
@@ -110,6 +137,7 @@ def implementations(head_dim, causal, kernels=(), variants=VARIANTS):
             loaders[PUBLIC] = lambda: _public(None)
     for peer, backend in PEERS.items():
         loaders[peer] = functools.partial(sdpa_peer, backend)
+    loaders["fa3"] = fa3_peer
     return loaders
 
 
@@ -265,7 +293,7 @@ def run_point(impls, a, point, report):
         except RuntimeError as error:
             # A peer may not take a shape (flash and GQA); ours must.
             entries[name]["error"] = str(error)
-            ok &= name in PEERS
+            ok &= name in BASELINES
             print(f"{label} {name} left out: {error}", file=sys.stderr)
     rounds = interleaved(runnable, lambda f: do_bench_ms(f, a.warmup, a.rep), a.rounds)
     fl = flops(b, heads, s, d, causal)

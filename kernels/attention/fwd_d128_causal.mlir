@@ -20,9 +20,10 @@
 //     softmax runs while the other's multiplies do.
 //
 // The row sum stays per thread (tle.reduce into [64, 8]) and is combined
-// across lanes once, at the end; the reference maximum of a row moves
-// only by jumps of more than 8 (base 2), so that the rescale of O
-// (tle.scale) is skipped by warps whose rows kept theirs.
+// across lanes once, at the end, where each replica stores its rows of
+// out through a staging tile of its own with TMA. The reference maximum
+// of a row moves only by jumps of more than 8 (base 2), so that the
+// rescale of O (tle.scale) is skipped by warps whose rows kept theirs.
 //
 // One CTA per item, grid (ceil(S_q / 128), H, B): CTA x takes query block
 // x of head y of batch z. The CTAs of one head run side by side and read
@@ -59,7 +60,7 @@
 // CHECK-NEXT:  token   named barrier  count  signals  awaits
 // CHECK-NEXT:  turn#0  4              256    mma#0    mma#1
 // CHECK-NEXT:  turn#1  5              256    mma#1    mma#0
-// CHECK-NEXT:shared memory: 163840 B of buffers + 80 B of barriers = 163920 B (before alignment)
+// CHECK-NEXT:shared memory: 196608 B of buffers + 80 B of barriers = 196688 B (before alignment)
 // CHECK-NOT:{{.}}
 
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
@@ -142,15 +143,12 @@ func.func private @softmax(%s: tensor<64x128xf32, #acc>,
       : tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x128xbf16, #pa>, tensor<64xf32, #row>
 }
 
-// A consumer's 64 rows of out and lse: O / l as bf16 and (m + log2 l) ln 2,
-// rows past S_q left out. l is at least 1: the row's largest score gives
-// p >= 1 under any reference maximum.
-func.func private @store_rows(%o: tensor<64x128xf32, #acc>, %m: tensor<64xf32, #row>,
-                              %l_part: tensor<64x8xf32, #acc>,
-                              %out: memref<?x?x?x128xbf16>, %lse: memref<?x?x?xf32>,
-                              %b: index, %h: index, %row0: index, %seqlen_q: index) {
-  %c0 = arith.constant 0 : index
-  %c64 = arith.constant 64 : index
+// A consumer's 64 rows of out and lse: O / l as bf16 and (m + log2 l) ln 2.
+// l is at least 1: the row's largest score gives p >= 1 under any
+// reference maximum.
+func.func private @finish(%o: tensor<64x128xf32, #acc>, %m: tensor<64xf32, #row>,
+                          %l_part: tensor<64x8xf32, #acc>)
+    -> (tensor<64x128xbf16, #acc>, tensor<64xf32, #row>) {
   %ln2 = arith.constant dense<0.693147182> : tensor<64xf32, #row>
   %one = arith.constant dense<1.0> : tensor<64xf32, #row>
   %l = tle.reduce sum %l_part dim 1 : tensor<64x8xf32, #acc> -> tensor<64xf32, #row>
@@ -160,24 +158,13 @@ func.func private @store_rows(%o: tensor<64x128xf32, #acc>, %m: tensor<64xf32, #
   %o16 = arith.truncf %o_n : tensor<64x128xf32, #acc> to tensor<64x128xbf16, #acc>
   %log2_l = math.log2 %l : tensor<64xf32, #row>
   %lse2 = arith.addf %m, %log2_l : tensor<64xf32, #row>
-  %lse_n = arith.mulf %lse2, %ln2 : tensor<64xf32, #row>
-  // rows = clamp(S_q - row0, 0, 64); the views start at most at S_q.
-  %first = arith.minui %row0, %seqlen_q : index
-  %left = arith.subi %seqlen_q, %first : index
-  %rows = arith.minui %left, %c64 : index
-  %out_rows = memref.subview %out[%b, %first, %h, 0] [1, %rows, 1, 128] [1, 1, 1, 1]
-      : memref<?x?x?x128xbf16> to memref<?x128xbf16, strided<[?, 1], offset: ?>>
-  tle.store %o16, %out_rows[%c0, %c0]
-      : tensor<64x128xbf16, #acc>, memref<?x128xbf16, strided<[?, 1], offset: ?>>
-  %lse_rows = memref.subview %lse[%b, %h, %first] [1, 1, %rows] [1, 1, 1]
-      : memref<?x?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
-  tle.store %lse_n, %lse_rows[%c0] : tensor<64xf32, #row>, memref<?xf32, strided<[1], offset: ?>>
-  return
+  %lse = arith.mulf %lse2, %ln2 : tensor<64xf32, #row>
+  return %o16, %lse : tensor<64x128xbf16, #acc>, tensor<64xf32, #row>
 }
 
-func.func @fwd_d128_causal(%q_map: !map, %k_map: !map, %v_map: !map,
-                   %out: memref<?x?x?x128xbf16>, %lse: memref<?x?x?xf32>,
-                   %sm_scale: f32, %seqlen_k: index, %kv_heads: index)
+func.func @fwd_d128_causal(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
+                   %lse: memref<?x?x?xf32>, %sm_scale: f32, %seqlen_k: index,
+                   %kv_heads: index)
     attributes {tle.grid = "(ceil(S_q / 128), H, B): one CTA per 128 query rows of one head"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -186,12 +173,12 @@ func.func @fwd_d128_causal(%q_map: !map, %k_map: !map, %v_map: !map,
   %c64 = arith.constant 64 : index
   %c127 = arith.constant 127 : index
   %c128 = arith.constant 128 : index
-  // q, k and v come as tensor maps of [B, H, S, 128] views (the runtime
-  // encodes them from [B, S, H, 128] tensors); out [B, S_q, H, 128] and
-  // lse [B, H, S_q] give the sizes.
-  %batches = memref.dim %out, %c0 : memref<?x?x?x128xbf16>
-  %seqlen_q = memref.dim %out, %c1 : memref<?x?x?x128xbf16>
-  %heads = memref.dim %out, %c2 : memref<?x?x?x128xbf16>
+  // q, k, v and out come as tensor maps of [B, H, S, 128] views (the
+  // runtime encodes them from [B, S, H, 128] tensors); lse [B, H, S_q]
+  // gives the sizes.
+  %batches = memref.dim %lse, %c0 : memref<?x?x?xf32>
+  %heads = memref.dim %lse, %c1 : memref<?x?x?xf32>
+  %seqlen_q = memref.dim %lse, %c2 : memref<?x?x?xf32>
   %group = arith.divui %heads, %kv_heads : index
   %q_up = arith.addi %seqlen_q, %c127 : index
   %q_blocks = arith.divui %q_up, %c128 : index
@@ -211,8 +198,10 @@ func.func @fwd_d128_causal(%q_map: !map, %k_map: !map, %v_map: !map,
   %has_tiles = arith.cmpi sgt, %tiles, %c0 : index
   %last_tile = arith.subi %tiles, %c1 : index
 
-  // Q (32 KiB) and 2 stages of K and V tiles (64 KiB each).
+  // Q (32 KiB), 2 stages of K and V tiles (64 KiB each) and
+  // each consumer's output tile (32 KiB in all), which only it touches.
   %qb = tle.shared_alloc {name = "q"} : memref<1x2x64x128xbf16, #sw>
+  %ob = tle.shared_alloc {name = "o"} : memref<2x64x128xbf16, #sw>
   %kb = tle.shared_alloc {name = "k"} : memref<2x128x128xbf16, #sw>
   %vb = tle.shared_alloc {name = "v"} : memref<2x128x128xbf16, #sw>
   %qp = tle.pipe "q" capacity 1 fields(q = %qb : memref<1x2x64x128xbf16, #sw>) readers(mma)
@@ -231,6 +220,8 @@ func.func @fwd_d128_causal(%q_map: !map, %k_map: !map, %v_map: !map,
     %l_init = arith.constant dense<0.0> : tensor<64x8xf32, #acc>
     %o_init = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
     %row_off = arith.muli %r, %c64 : index
+    %stage = memref.subview %ob[%r, 0, 0] [1, 64, 128] [1, 1, 1]
+        : memref<2x64x128xbf16, #sw> to !qhalf
     // Replica 1 gives replica 0 its first turn; replica 0 takes the last
     // one back at the end, so that every signal is awaited.
     %second = arith.cmpi eq, %r, %c1 : index
@@ -303,9 +294,23 @@ func.func @fwd_d128_causal(%q_map: !map, %k_map: !map, %v_map: !map,
             : tensor<64x128xbf16, #pa>, !tile, tensor<64x128xf32, #acc>
         %o_end = tle.wgmma_wait %o_last pending(0) : tensor<64x128xf32, #acc>
         tle.release %vp[%tl : index] reader "mma"
-        func.call @store_rows(%o_end, %m_z, %l_z, %out, %lse, %b, %h, %row0, %seqlen_q)
-            : (tensor<64x128xf32, #acc>, tensor<64xf32, #row>, tensor<64x8xf32, #acc>,
-               memref<?x?x?x128xbf16>, memref<?x?x?xf32>, index, index, index, index) -> ()
+        %o16, %lse_rows = func.call @finish(%o_end, %m_z, %l_z)
+            : (tensor<64x128xf32, #acc>, tensor<64xf32, #row>, tensor<64x8xf32, #acc>)
+            -> (tensor<64x128xbf16, #acc>, tensor<64xf32, #row>)
+        // out through this replica's staging tile (stmatrix) and a TMA store,
+        // which leaves out the rows past S_q; the store has read the tile
+        // when it returns.
+        tle.local_store %o16, %stage : tensor<64x128xbf16, #acc>, !qhalf
+        tle.tma_store %out_map[%b, %h, %row0, %c0] from %stage : !map, !qhalf
+        // lse: rows = clamp(S_q - row0, 0, 64), the view starting at most
+        // at S_q.
+        %first = arith.minui %row0, %seqlen_q : index
+        %left = arith.subi %seqlen_q, %first : index
+        %rows = arith.minui %left, %c64 : index
+        %lse_view = memref.subview %lse[%b, %h, %first] [1, 1, %rows] [1, 1, 1]
+            : memref<?x?x?xf32> to memref<?xf32, strided<[1], offset: ?>>
+        tle.store %lse_rows, %lse_view[%c0]
+            : tensor<64xf32, #row>, memref<?xf32, strided<[1], offset: ?>>
       }
     }
     %first = arith.cmpi eq, %r, %c0 : index

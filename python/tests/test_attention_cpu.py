@@ -189,17 +189,20 @@ def _call(monkeypatch, inputs, persistent=True, sm_scale=0.5):
 
 
 def test_what_a_call_hands_its_plan(monkeypatch):
-    """Tensor maps of the [B, H, S, D] views, the outputs, sm_scale, S_k and
-    H_kv; a launch passes the addresses, sm_scale's bits and the sizes."""
+    """Tensor maps of the [B, H, S, D] views of q, k, v and out, lse,
+    sm_scale, S_k and H_kv; a launch passes the addresses, sm_scale's bits
+    and the sizes."""
     inputs = _inputs()
     call, recorder = _call(monkeypatch, inputs)
     assert recorder.grid == (16, 1, 1)   # 2 x 4 heads x 2 blocks of 128 rows
-    maps, (out, lse), scalars = (recorder.plan_values[:3], recorder.plan_values[3:5],
-                                 recorder.plan_values[5:])
+    maps, lse, scalars = (recorder.plan_values[:4], recorder.plan_values[4],
+                          recorder.plan_values[5:])
     assert all(isinstance(m, rt.TensorMap) for m in maps)
     assert [tuple(m.tensor.shape) for m in maps] == [(2, 4, 200, 128), (2, 2, 300, 128),
-                                                     (2, 2, 300, 128)]
-    assert tuple(out.shape) == (2, 200, 4, 128) and tuple(lse.shape) == (2, 4, 200)
+                                                     (2, 2, 300, 128), (2, 4, 200, 128)]
+    # out is [B, S_q, H, D] in memory; its map describes the [B, H, S_q, D] view.
+    assert maps[3].tensor.stride() == (200 * 4 * 128, 128, 4 * 128, 1)
+    assert tuple(lse.shape) == (2, 4, 200)
     assert scalars == [0.5, 300, 2]
     got_out, got_lse = call(*inputs, None)
     assert got_out.dtype == BF16 and got_lse.dtype == torch.float32

@@ -68,13 +68,13 @@ def test_the_wheel_carries_the_library_and_kernels():
         assert tuple(arg.kind for arg in kernel.signature) == kinds, variant.name
         with open(os.path.splitext(path)[0] + ".ptx") as f:
             assert ".target sm_90a" in f.read()
-    # q, k, v as tensor maps, out, lse, sm_scale, S_k, H_kv.
+    # q, k, v and out as tensor maps, lse, sm_scale, S_k, H_kv.
     for variant in tle.attention.VARIANTS:
         path = variant.kernel_file()
         assert path.startswith(tle.attention.variants.KERNELS)
         kernel = rt.Metadata(os.path.splitext(path)[0] + ".json").kernel()
         assert tuple(arg.kind for arg in kernel.signature) == (
-            ("tensor_map",) * 3 + ("memref",) * 2 + ("f32", "index", "index"))
+            ("tensor_map",) * 4 + ("memref", "f32", "index", "index"))
         assert kernel.persistent == variant.persistent, variant.name
 
 

@@ -12,8 +12,8 @@ FlashAttention's softmax_lse), allocated at every call. With causal, key j
 is seen by query i when j <= i (torch's is_causal). sm_scale defaults to
 1 / sqrt(D) and must be positive.
 
-The kernels read q, k and v through TMA descriptors of their [B, H, S, D]
-views, never copies: any strides with the last dimension contiguous and
+The kernels read q, k and v and write out through TMA descriptors of
+their [B, H, S, D] views, never copies: any strides with the last dimension contiguous and
 the others multiples of 16 bytes, every tensor starting at a 16-byte
 boundary. A call's checks are made once per signature (shapes, strides,
 dtypes, device, causal, sm_scale): the first call of a signature checks
@@ -35,9 +35,8 @@ except ImportError as error:
     raise ImportError(f"tle's attention call needs PyTorch ({error})") from error
 
 # The kernels' arguments (kernels/attention/generate.py): tensor maps of
-# q, k, v as [B, H, S, D], out [B, S_q, H, D], lse [B, H, S_q], sm_scale,
-# S_k and H_kv.
-KINDS = ("tensor_map",) * 3 + ("memref", "memref", "f32", "index", "index")
+# q, k, v and out as [B, H, S, D], lse [B, H, S_q], sm_scale, S_k and H_kv.
+KINDS = ("tensor_map",) * 4 + ("memref", "f32", "index", "index")
 # Query rows per work item (two consumer warp groups of 64).
 BLOCK_M = 128
 # TMA's alignment of addresses and strides.
@@ -175,8 +174,8 @@ def check_kernel(kernel):
     if tuple(arg.kind for arg in kernel.signature) != KINDS:
         types = ", ".join(arg.type for arg in kernel.signature)
         _fail(f"kernel '{kernel.name}' takes ({types}); an attention kernel takes "
-              f"tensor maps of q, k and v, the memrefs out and lse, sm_scale, S_k "
-              f"and H_kv")
+              f"tensor maps of q, k, v and out, the memref lse, sm_scale, S_k and "
+              f"H_kv")
 
 
 class _Call:
@@ -196,8 +195,8 @@ class _Call:
             grid = launch_grid(shape, kernel.persistent,
                                kernel.module.device.multiprocessors
                                if kernel.persistent else 0)
-            values = [rt.tensor_map(tma_view(t)) for t in (q, k, v)]
-            values += [out, lse, sm_scale, shape.s_k, shape.kv_heads]
+            values = [rt.tensor_map(tma_view(t)) for t in (q, k, v, out)]
+            values += [lse, sm_scale, shape.s_k, shape.kv_heads]
             self.plan = kernel.plan(grid, values)
             self.launch = self.plan.launcher()
 

@@ -7,17 +7,17 @@
 // its natural-log lse, bf16 q, k, v [B, S, H, 128] with H_q a multiple of
 // H_kv (grouped KV heads). kernels/attention/README.md has the dataflow.
 //
-//   load (one warp) copies each item's Q tile (128 rows, two halves) and
-//     every K and V tile (128 rows) with TMA into the pipes q, k and v
+//   load (one warp) copies each item's Q tile (128 rows, 64 per consumer)
+//     and every K and V tile (128 rows) with TMA into the pipes q, k and v
 //     (2 slots each), K one tile ahead of V, as the consumers use them.
-//   mma, written once and run as two replicas (one warp group each, 64
+//   mma, written once and run as 2 replicas (one warp group each, 64
 //     rows of the Q tile each), computes S = Q K^T, the base-2 online
 //     softmax and O += P V with P from registers. Intra-warpgroup overlap:
 //     S of tile j is issued before P V of tile j - 1, and the softmax of
 //     tile j runs while P V of tile j - 1 is on the tensor cores. Ping-pong:
 //     the replicas take turns to issue their multiplies (the ring token
 //     `turn`, replica r to replica r + 1 mod 2), so that one replica's
-//     softmax runs while the other's multiplies do.
+//     softmax runs while another's multiplies do.
 //
 // The row sum stays per thread (tle.reduce into [64, 8]) and is combined
 // across lanes once, at the end, where each replica stores its rows of
@@ -33,34 +33,34 @@
 // the pipes count their iterations across the CTA's items, so the next
 // item's Q and first K tile load while the consumers finish this one.
 
-// What the compiler derives: the replicas as partitions, one full barrier
-// per slot with the TMA bytes, free barriers counting both replicas, and
-// the ring as two named barriers.
-//      CHECK:sync plan for @fwd_d128
-// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
-// CHECK-NEXT:  partition  warps  first warp  registers  named barrier
-// CHECK-NEXT:  mma#0      4      0           232        1
-// CHECK-NEXT:  mma#1      4      4           232        2
-// CHECK-NEXT:  load       1      8           40         3
-// CHECK-NEXT:pipes:
-// CHECK-NEXT:  pipe  capacity  field  slot          bytes/slot
-// CHECK-NEXT:  q     1         q      2x64x128xbf16  32768
-// CHECK-NEXT:  k     2         k      128x128xbf16  32768
-// CHECK-NEXT:  v     2         v      128x128xbf16  32768
-// CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives       waits
-// CHECK-NEXT:  q.full   1      1      32768     expect_tx   no     load          mma#0, mma#1
-// CHECK-NEXT:  q.free   1      256    0         per_thread  no     mma#0, mma#1  load
-// CHECK-NEXT:  k.full   2      1      32768     expect_tx   no     load          mma#0, mma#1
-// CHECK-NEXT:  k.free   2      256    0         per_thread  no     mma#0, mma#1  load
-// CHECK-NEXT:  v.full   2      1      32768     expect_tx   no     load          mma#0, mma#1
-// CHECK-NEXT:  v.free   2      256    0         per_thread  no     mma#0, mma#1  load
-// CHECK-NEXT:tokens (one named barrier each: the signaler arrives, the waiter syncs):
-// CHECK-NEXT:  token   named barrier  count  signals  awaits
-// CHECK-NEXT:  turn#0  4              256    mma#0    mma#1
-// CHECK-NEXT:  turn#1  5              256    mma#1    mma#0
-// CHECK-NEXT:shared memory: 196608 B of buffers + 80 B of barriers = 196688 B (before alignment)
-// CHECK-NOT:{{.}}
+// What the compiler derives: the replicas as partitions, one full
+// barrier per slot with the TMA bytes, free barriers counting every
+// replica, and the ring as one named barrier per replica.
+// CHECK: sync plan for @fwd_d128
+// CHECK-NEXT: partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
+// CHECK-NEXT: partition warps first warp registers named barrier
+// CHECK-NEXT: mma#0 4 0 232 1
+// CHECK-NEXT: mma#1 4 4 232 2
+// CHECK-NEXT: load 1 8 40 3
+// CHECK-NEXT: pipes:
+// CHECK-NEXT: pipe capacity field slot bytes/slot
+// CHECK-NEXT: q 1 q 2x64x128xbf16 32768
+// CHECK-NEXT: k 2 k 128x128xbf16 32768
+// CHECK-NEXT: v 2 v 128x128xbf16 32768
+// CHECK-NEXT: barriers (one mbarrier per slot):
+// CHECK-NEXT: barrier slots count tx bytes arrive fence arrives waits
+// CHECK-NEXT: q.full 1 1 32768 expect_tx no load mma#0, mma#1
+// CHECK-NEXT: q.free 1 256 0 per_thread no mma#0, mma#1 load
+// CHECK-NEXT: k.full 2 1 32768 expect_tx no load mma#0, mma#1
+// CHECK-NEXT: k.free 2 256 0 per_thread no mma#0, mma#1 load
+// CHECK-NEXT: v.full 2 1 32768 expect_tx no load mma#0, mma#1
+// CHECK-NEXT: v.free 2 256 0 per_thread no mma#0, mma#1 load
+// CHECK-NEXT: tokens (one named barrier each: the signaler arrives, the waiter syncs):
+// CHECK-NEXT: token named barrier count signals awaits
+// CHECK-NEXT: turn#0 4 256 mma#0 mma#1
+// CHECK-NEXT: turn#1 5 256 mma#1 mma#0
+// CHECK-NEXT: shared memory: 196608 B of buffers + 80 B of barriers = 196688 B (before alignment)
+// CHECK-NOT: {{.}}
 
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
 // asynchronous (no C7514 serialisation).
@@ -74,6 +74,7 @@
 #row = #tle.slice<dim = 1, parent = #acc>
 #col = #tle.slice<dim = 0, parent = #acc>
 !map = !tle.tensor_map<1x1x64x64xbf16, swizzle = 128>
+!kvmap = !tle.tensor_map<1x1x128x64xbf16, swizzle = 128>
 !tile = memref<128x128xbf16, #sw>
 !qhalf = memref<64x128xbf16, strided<[128, 1], offset: ?>, #sw>
 
@@ -82,7 +83,7 @@
 // In 32 bits: a 64-bit division is a subroutine call in SASS.
 func.func private @item(%k: index, %cta: index, %ctas: index,
                         %q_blocks: index, %heads: index) -> (index, index, index) {
-  %c128 = arith.constant 128 : i32
+  %block_m = arith.constant 128 : i32
   %k32 = arith.index_castui %k : index to i32
   %cta32 = arith.index_castui %cta : index to i32
   %ctas32 = arith.index_castui %ctas : index to i32
@@ -94,7 +95,7 @@ func.func private @item(%k: index, %cta: index, %ctas: index,
   %bh = arith.divui %item, %blocks32 : i32
   %h32 = arith.remui %bh, %heads32 : i32
   %b32 = arith.divui %bh, %heads32 : i32
-  %m0_32 = arith.muli %block, %c128 : i32
+  %m0_32 = arith.muli %block, %block_m : i32
   %b = arith.index_castui %b32 : i32 to index
   %h = arith.index_castui %h32 : i32 to index
   %m0 = arith.index_castui %m0_32 : i32 to index
@@ -178,7 +179,7 @@ func.func private @finish(%o: tensor<64x128xf32, #acc>, %m: tensor<64xf32, #row>
   return %o16, %lse : tensor<64x128xbf16, #acc>, tensor<64xf32, #row>
 }
 
-func.func @fwd_d128(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
+func.func @fwd_d128(%q_map: !map, %k_map: !kvmap, %v_map: !kvmap, %out_map: !map,
                    %lse: memref<?x?x?xf32>, %sm_scale: f32, %seqlen_k: index,
                    %kv_heads: index)
     attributes {tle.persistent, tle.grid = "ceil(S_q / 128) * H * B work items, 128 query rows of one head each; any grid, best one CTA per multiprocessor"} {
@@ -187,8 +188,11 @@ func.func @fwd_d128(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %c64 = arith.constant 64 : index
-  %c127 = arith.constant 127 : index
-  %c128 = arith.constant 128 : index
+  // Query rows per item, key rows per tile, and each less one.
+  %block_m = arith.constant 128 : index
+  %block_m_less = arith.constant 127 : index
+  %block_n = arith.constant 128 : index
+  %block_n_less = arith.constant 127 : index
   // q, k, v and out come as tensor maps of [B, H, S, 128] views (the
   // runtime encodes them from [B, S, H, 128] tensors); lse [B, H, S_q]
   // gives the sizes.
@@ -196,9 +200,9 @@ func.func @fwd_d128(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
   %heads = memref.dim %lse, %c1 : memref<?x?x?xf32>
   %seqlen_q = memref.dim %lse, %c2 : memref<?x?x?xf32>
   %group = arith.divui %heads, %kv_heads : index
-  %q_up = arith.addi %seqlen_q, %c127 : index
-  %q_blocks = arith.divui %q_up, %c128 : index
-  %k_up = arith.addi %seqlen_k, %c127 : index
+  %q_up = arith.addi %seqlen_q, %block_m_less : index
+  %q_blocks = arith.divui %q_up, %block_m : index
+  %k_up = arith.addi %seqlen_k, %block_n_less : index
   // This CTA's items: ceil((items - cta) / ctas), none past the end.
   %cta = gpu.block_id x
   %ctas = gpu.grid_dim x
@@ -210,7 +214,7 @@ func.func @fwd_d128(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
   %mine_up = arith.addi %after_pos, %ctas_m1 : index
   %mine = arith.divui %mine_up, %ctas : index
   // Every item attends to every key.
-  %tiles = arith.divui %k_up, %c128 : index
+  %tiles = arith.divui %k_up, %block_n : index
   // The first and the last tile of an item are peeled off the loops;
   // tiles > 0 guards them (S_k is positive at run time), so that the
   // protocol check counts the peeled tiles.
@@ -241,10 +245,11 @@ func.func @fwd_d128(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
     %row_off = arith.muli %r, %c64 : index
     %stage = memref.subview %ob[%r, 0, 0] [1, 64, 128] [1, 1, 1]
         : memref<2x64x128xbf16, #sw> to !qhalf
-    // Replica 1 gives replica 0 its first turn; replica 0 takes the last
-    // one back at the end, so that every signal is awaited.
-    %second = arith.cmpi eq, %r, %c1 : index
-    scf.if %second {
+    // The last replica gives replica 0 its first turn; replica 0 takes the
+    // last one back at the end, so that every signal is awaited.
+    %last_replica = arith.constant 1 : index
+    %is_last_replica = arith.cmpi eq, %r, %last_replica : index
+    scf.if %is_last_replica {
       tle.signal %turn
     }
     scf.if %has_tiles {
@@ -290,7 +295,7 @@ func.func @fwd_d128(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
           tle.signal %turn
           %s_done = tle.wgmma_wait %s pending(1) : tensor<64x128xf32, #acc>
           tle.release %kp[%t : index] reader "mma"
-          %n0 = arith.muli %j, %c128 : index
+          %n0 = arith.muli %j, %block_n : index
           %is_last = arith.cmpi eq, %j, %last_tile : index
           %m_n, %l_n, %p_n, %alpha = func.call @softmax(%s_done, %m, %l, %is_last,
               %row0, %n0, %seqlen_k, %scale2)
@@ -349,35 +354,36 @@ func.func @fwd_d128(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
         %qs = tle.acquire %qp[%k : index] -> memref<2x64x128xbf16, #sw>
         %q0 = memref.subview %qs[0, 0, 0] [1, 64, 128] [1, 1, 1]
             : memref<2x64x128xbf16, #sw> to memref<64x128xbf16, strided<[128, 1]>, #sw>
-        %q1 = memref.subview %qs[1, 0, 0] [1, 64, 128] [1, 1, 1]
-            : memref<2x64x128xbf16, #sw> to memref<64x128xbf16, strided<[128, 1], offset: 8192>, #sw>
-        %m64 = arith.addi %m0, %c64 : index
         tle.tma_load %q_map[%b, %h, %m0, %c0] into %q0
             : !map, memref<64x128xbf16, strided<[128, 1]>, #sw>
-        tle.tma_load %q_map[%b, %h, %m64, %c0] into %q1
+        %q_off1 = arith.constant 64 : index
+        %q_row1 = arith.addi %m0, %q_off1 : index
+        %q1 = memref.subview %qs[1, 0, 0] [1, 64, 128] [1, 1, 1]
+            : memref<2x64x128xbf16, #sw> to memref<64x128xbf16, strided<[128, 1], offset: 8192>, #sw>
+        tle.tma_load %q_map[%b, %h, %q_row1, %c0] into %q1
             : !map, memref<64x128xbf16, strided<[128, 1], offset: 8192>, #sw>
         tle.commit %qp[%k : index]
         %t0 = arith.muli %k, %tiles : index
         %k0 = tle.acquire %kp[%t0 : index] -> !tile
-        tle.tma_load %k_map[%b, %hk, %c0, %c0] into %k0 : !map, !tile
+        tle.tma_load %k_map[%b, %hk, %c0, %c0] into %k0 : !kvmap, !tile
         tle.commit %kp[%t0 : index]
         // K(j) before V(j - 1): the consumers need them in that order.
         scf.for %j = %c1 to %tiles step %c1 {
           %t = arith.addi %t0, %j : index
-          %n0 = arith.muli %j, %c128 : index
+          %n0 = arith.muli %j, %block_n : index
           %kj = tle.acquire %kp[%t : index] -> !tile
-          tle.tma_load %k_map[%b, %hk, %n0, %c0] into %kj : !map, !tile
+          tle.tma_load %k_map[%b, %hk, %n0, %c0] into %kj : !kvmap, !tile
           tle.commit %kp[%t : index]
           %tp = arith.subi %t, %c1 : index
-          %np = arith.subi %n0, %c128 : index
+          %np = arith.subi %n0, %block_n : index
           %vj = tle.acquire %vp[%tp : index] -> !tile
-          tle.tma_load %v_map[%b, %hk, %np, %c0] into %vj : !map, !tile
+          tle.tma_load %v_map[%b, %hk, %np, %c0] into %vj : !kvmap, !tile
           tle.commit %vp[%tp : index]
         }
         %tl = arith.addi %t0, %last_tile : index
-        %nl = arith.muli %last_tile, %c128 : index
+        %nl = arith.muli %last_tile, %block_n : index
         %vl = tle.acquire %vp[%tl : index] -> !tile
-        tle.tma_load %v_map[%b, %hk, %nl, %c0] into %vl : !map, !tile
+        tle.tma_load %v_map[%b, %hk, %nl, %c0] into %vl : !kvmap, !tile
         tle.commit %vp[%tl : index]
       }
     }

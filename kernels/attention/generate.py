@@ -24,9 +24,9 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 VARIANTS = os.path.join(HERE, "..", "..", "python", "tle", "attention",
                         "variants.json")
-# Rows of Q per consumer warp group and consumers per CTA; K/V rows per tile.
-ROWS, CONSUMERS, BLOCK_N = 64, 2, 128
-BLOCK_M = ROWS * CONSUMERS
+# Rows of Q per consumer warp group (a variant's "consumers" of them make
+# an item's query block; its "block_n" is the K/V rows of a tile).
+ROWS = 64
 # What a hole that a variant leaves out becomes: its line is dropped.
 DROP = "<drop>"
 
@@ -40,17 +40,17 @@ HEADER = """\
 // its natural-log lse, bf16 q, k, v [B, S, H, ${d}] with H_q a multiple of
 // H_kv (grouped KV heads). kernels/attention/README.md has the dataflow.
 //
-//   load (one warp) copies each item's Q tile (128 rows, two halves) and
-//     every K and V tile (${block_n} rows) with TMA into the pipes q, k and v
+//   load (one warp) copies each item's Q tile (${bm} rows, 64 per consumer)
+//     and every K and V tile (${bn} rows) with TMA into the pipes q, k and v
 //     (${stages} slots each), K one tile ahead of V, as the consumers use them.
-//   mma, written once and run as two replicas (one warp group each, 64
+//   mma, written once and run as ${n} replicas (one warp group each, 64
 //     rows of the Q tile each), computes S = Q K^T, the base-2 online
 //     softmax and O += P V with P from registers. Intra-warpgroup overlap:
 //     S of tile j is issued before P V of tile j - 1, and the softmax of
 //     tile j runs while P V of tile j - 1 is on the tensor cores. Ping-pong:
 //     the replicas take turns to issue their multiplies (the ring token
-//     `turn`, replica r to replica r + 1 mod 2), so that one replica's
-//     softmax runs while the other's multiplies do.
+//     `turn`, replica r to replica r + 1 mod ${n}), so that one replica's
+//     softmax runs while another's multiplies do.
 //
 // The row sum stays per thread (tle.reduce into [64, 8]) and is combined
 // across lanes once, at the end, where each replica stores its rows of
@@ -61,36 +61,7 @@ HEADER = """\
 ${schedule}
 """
 
-PLAN = """\
-// What the compiler derives: the replicas as partitions, one full barrier
-// per slot with the TMA bytes, free barriers counting both replicas, and
-// the ring as two named barriers.
-//      CHECK:sync plan for @${name}
-// CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
-// CHECK-NEXT:  partition  warps  first warp  registers  named barrier
-// CHECK-NEXT:  mma#0      4      0           ${mma_registers}        1
-// CHECK-NEXT:  mma#1      4      4           ${mma_registers}        2
-// CHECK-NEXT:  load       1      8           ${load_registers}         3
-// CHECK-NEXT:pipes:
-// CHECK-NEXT:  pipe  capacity  field  slot          bytes/slot
-// CHECK-NEXT:  q     1         q      2x64x${d}xbf16  ${q_bytes}
-// CHECK-NEXT:  k     ${stages}         k      128x${d}xbf16  ${kv_bytes}
-// CHECK-NEXT:  v     ${stages}         v      128x${d}xbf16  ${kv_bytes}
-// CHECK-NEXT:barriers (one mbarrier per slot):
-// CHECK-NEXT:  barrier  slots  count  tx bytes  arrive      fence  arrives       waits
-// CHECK-NEXT:  q.full   1      1      ${q_bytes}     expect_tx   no     load          mma#0, mma#1
-// CHECK-NEXT:  q.free   1      256    0         per_thread  no     mma#0, mma#1  load
-// CHECK-NEXT:  k.full   ${stages}      1      ${kv_bytes}     expect_tx   no     load          mma#0, mma#1
-// CHECK-NEXT:  k.free   ${stages}      256    0         per_thread  no     mma#0, mma#1  load
-// CHECK-NEXT:  v.full   ${stages}      1      ${kv_bytes}     expect_tx   no     load          mma#0, mma#1
-// CHECK-NEXT:  v.free   ${stages}      256    0         per_thread  no     mma#0, mma#1  load
-// CHECK-NEXT:tokens (one named barrier each: the signaler arrives, the waiter syncs):
-// CHECK-NEXT:  token   named barrier  count  signals  awaits
-// CHECK-NEXT:  turn#0  4              256    mma#0    mma#1
-// CHECK-NEXT:  turn#1  5              256    mma#1    mma#0
-// CHECK-NEXT:shared memory: ${smem} B of buffers + ${barrier_bytes} B of barriers = ${smem_total} B (before alignment)
-// CHECK-NOT:{{.}}
-
+PTXAS = """\
 // ptxas honours setmaxnreg, spills nothing and keeps the multiplies
 // asynchronous (no C7514 serialisation).
 // PTXAS-NOT: C75{{08|14}}
@@ -101,20 +72,20 @@ PLAN = """\
 PERSISTENT_SCHEDULE = """\
 // Persistent (tle.persistent: launched with at most one CTA per
 // multiprocessor; any grid is correct): CTA c of G takes items c, c + G,
-// ..., an item being 128 query rows of one (batch, head), numbered with the
+// ..., an item being ${bm} query rows of one (batch, head), numbered with the
 // rows fastest, so that the CTAs running side by side read one head's K
-// and V while they are in L2. Every item runs ceil(S_k / 128) tiles, and
+// and V while they are in L2. Every item runs ceil(S_k / ${bn}) tiles, and
 // the pipes count their iterations across the CTA's items, so the next
 // item's Q and first K tile load while the consumers finish this one."""
 
 ONE_ITEM_SCHEDULE = """\
-// One CTA per item, grid (ceil(S_q / 128), H, B): CTA x takes query block
+// One CTA per item, grid (ceil(S_q / ${bm}), H, B): CTA x takes query block
 // x of head y of batch z. The CTAs of one head run side by side and read
 // its K and V while they are in L2.${causal_schedule}"""
 
 CAUSAL_SCHEDULE = """ Query block x needs the K and V
 // tiles up to its last row (keys j <= query i, as torch's is_causal).
-// (Longest first, block ceil(S_q / 128) - 1 - x, would balance the last
+// (Longest first, block ceil(S_q / ${bm}) - 1 - x, would balance the last
 // wave better, but the protocol check grows every input of a loop bound
 // to lengthen the loop, x too, which shortens this one: it proves no run
 // of 3 tiles.)"""
@@ -127,48 +98,49 @@ PREAMBLE = """\
 #row = #tle.slice<dim = 1, parent = #acc>
 #col = #tle.slice<dim = 0, parent = #acc>
 !map = !tle.tensor_map<1x1x64x64xbf16, swizzle = 128>
-!tile = memref<128x${d}xbf16, #sw>
+!kvmap = !tle.tensor_map<1x1x${bn}x64xbf16, swizzle = 128>
+!tile = memref<${bn}x${d}xbf16, #sw>
 !qhalf = memref<64x${d}xbf16, strided<[${d}, 1], offset: ?>, #sw>
 
 ${item_helper}
-// The base-2 online softmax of one tile of scores s (raw, [64, 128]):
+// The base-2 online softmax of one tile of scores s (raw, [64, ${bn}]):
 // the new reference maximum m (moved only by jumps of more than 8), the
 // row sums l, per thread as [64, 8], rescaled by alpha = 2^(m_old - m)
 // and grown by this tile's, and P in the A-operand layout of the next
 // multiply. On the last tile (`masked`) the columns past S_k${mask_doc}
 // score -inf.
-func.func private @softmax(%s: tensor<64x128xf32, #acc>,
+func.func private @softmax(%s: tensor<64x${bn}xf32, #acc>,
                            %m_old: tensor<64xf32, #row>,
                            %l_old: tensor<64x8xf32, #acc>, %masked: i1,
                            %row0: index, %n0: index, %seqlen_k: index,
                            %scale2: f32)
     -> (tensor<64xf32, #row>, tensor<64x8xf32, #acc>,
-        tensor<64x128xbf16, #pa>, tensor<64xf32, #row>) {
-  %sm = scf.if %masked -> tensor<64x128xf32, #acc> {
+        tensor<64x${bn}xbf16, #pa>, tensor<64xf32, #row>) {
+  %sm = scf.if %masked -> tensor<64x${bn}xf32, #acc> {
     %c1 = arith.constant 1 : index
-    %ninf = arith.constant dense<0xFF800000> : tensor<64x128xf32, #acc>
+    %ninf = arith.constant dense<0xFF800000> : tensor<64x${bn}xf32, #acc>
     %keys = arith.subi %seqlen_k, %n0 : index
     %key_last = arith.subi %keys, %c1 : index
     %key_last32 = arith.index_cast %key_last : index to i32
 ${bound}
     %bound_wide = tle.broadcast %bound dim 1
-        : tensor<64xi32, #row> -> tensor<64x128xi32, #acc>
-    %cols = tle.iota dim 0 : tensor<128xi32, #col>
+        : tensor<64xi32, #row> -> tensor<64x${bn}xi32, #acc>
+    %cols = tle.iota dim 0 : tensor<${bn}xi32, #col>
     %cols_wide = tle.broadcast %cols dim 0
-        : tensor<128xi32, #col> -> tensor<64x128xi32, #acc>
-    %out = arith.cmpi sgt, %cols_wide, %bound_wide : tensor<64x128xi32, #acc>
+        : tensor<${bn}xi32, #col> -> tensor<64x${bn}xi32, #acc>
+    %out = arith.cmpi sgt, %cols_wide, %bound_wide : tensor<64x${bn}xi32, #acc>
     %s_masked = arith.select %out, %ninf, %s
-        : tensor<64x128xi1, #acc>, tensor<64x128xf32, #acc>
-    scf.yield %s_masked : tensor<64x128xf32, #acc>
+        : tensor<64x${bn}xi1, #acc>, tensor<64x${bn}xf32, #acc>
+    scf.yield %s_masked : tensor<64x${bn}xf32, #acc>
   } else {
-    scf.yield %s : tensor<64x128xf32, #acc>
+    scf.yield %s : tensor<64x${bn}xf32, #acc>
   }
   // The maximum of the raw scores times the scale (sm_scale > 0): one
   // multiply a row, not one a score.
   %scale_row = tle.splat %scale2 : f32 -> tensor<64xf32, #row>
-  %scale_wide = tle.splat %scale2 : f32 -> tensor<64x128xf32, #acc>
+  %scale_wide = tle.splat %scale2 : f32 -> tensor<64x${bn}xf32, #acc>
   %jump_min = arith.constant dense<8.0> : tensor<64xf32, #row>
-  %raw_max = tle.reduce max %sm dim 1 : tensor<64x128xf32, #acc> -> tensor<64xf32, #row>
+  %raw_max = tle.reduce max %sm dim 1 : tensor<64x${bn}xf32, #acc> -> tensor<64xf32, #row>
   %tile_max = arith.mulf %raw_max, %scale_row : tensor<64xf32, #row>
   %grown = arith.subf %tile_max, %m_old : tensor<64xf32, #row>
   %jump = arith.cmpf ogt, %grown, %jump_min : tensor<64xf32, #row>
@@ -177,16 +149,16 @@ ${bound}
   %alpha = math.exp2 %m_diff fastmath<afn> : tensor<64xf32, #row>
   // p = 2^(s scale2 - m): one fma and one ex2 a score.
   %neg_m = arith.negf %m : tensor<64xf32, #row>
-  %neg_m_wide = tle.broadcast %neg_m dim 1 : tensor<64xf32, #row> -> tensor<64x128xf32, #acc>
-  %x = math.fma %sm, %scale_wide, %neg_m_wide : tensor<64x128xf32, #acc>
-  %p = math.exp2 %x fastmath<afn> : tensor<64x128xf32, #acc>
-  %p_sum = tle.reduce sum %p dim 1 : tensor<64x128xf32, #acc> -> tensor<64x8xf32, #acc>
+  %neg_m_wide = tle.broadcast %neg_m dim 1 : tensor<64xf32, #row> -> tensor<64x${bn}xf32, #acc>
+  %x = math.fma %sm, %scale_wide, %neg_m_wide : tensor<64x${bn}xf32, #acc>
+  %p = math.exp2 %x fastmath<afn> : tensor<64x${bn}xf32, #acc>
+  %p_sum = tle.reduce sum %p dim 1 : tensor<64x${bn}xf32, #acc> -> tensor<64x8xf32, #acc>
   %alpha_wide = tle.broadcast %alpha dim 1 : tensor<64xf32, #row> -> tensor<64x8xf32, #acc>
   %l = math.fma %l_old, %alpha_wide, %p_sum : tensor<64x8xf32, #acc>
-  %p16 = arith.truncf %p : tensor<64x128xf32, #acc> to tensor<64x128xbf16, #acc>
-  %pa = tle.convert_layout %p16 : tensor<64x128xbf16, #acc> -> tensor<64x128xbf16, #pa>
+  %p16 = arith.truncf %p : tensor<64x${bn}xf32, #acc> to tensor<64x${bn}xbf16, #acc>
+  %pa = tle.convert_layout %p16 : tensor<64x${bn}xbf16, #acc> -> tensor<64x${bn}xbf16, #pa>
   return %m, %l, %pa, %alpha
-      : tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x128xbf16, #pa>, tensor<64xf32, #row>
+      : tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x${bn}xbf16, #pa>, tensor<64xf32, #row>
 }
 
 // A consumer's 64 rows of out and lse: O / l as bf16 and (m + log2 l) ln 2.
@@ -215,7 +187,7 @@ ITEM_HELPER = """\
 // In 32 bits: a 64-bit division is a subroutine call in SASS.
 func.func private @item(%k: index, %cta: index, %ctas: index,
                         %q_blocks: index, %heads: index) -> (index, index, index) {
-  %c128 = arith.constant 128 : i32
+  %block_m = arith.constant ${bm} : i32
   %k32 = arith.index_castui %k : index to i32
   %cta32 = arith.index_castui %cta : index to i32
   %ctas32 = arith.index_castui %ctas : index to i32
@@ -227,7 +199,7 @@ func.func private @item(%k: index, %cta: index, %ctas: index,
   %bh = arith.divui %item, %blocks32 : i32
   %h32 = arith.remui %bh, %heads32 : i32
   %b32 = arith.divui %bh, %heads32 : i32
-  %m0_32 = arith.muli %block, %c128 : i32
+  %m0_32 = arith.muli %block, %block_m : i32
   %b = arith.index_castui %b32 : i32 to index
   %h = arith.index_castui %h32 : i32 to index
   %m0 = arith.index_castui %m0_32 : i32 to index
@@ -249,7 +221,7 @@ PLAIN_BOUND = """\
     %bound = tle.splat %key_last32 : i32 -> tensor<64xi32, #row>"""
 
 KERNEL = """\
-func.func @${name}(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
+func.func @${name}(%q_map: !map, %k_map: !kvmap, %v_map: !kvmap, %out_map: !map,
                    %lse: memref<?x?x?xf32>, %sm_scale: f32, %seqlen_k: index,
                    %kv_heads: index)
     attributes {${attributes}} {
@@ -258,8 +230,11 @@ func.func @${name}(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %c64 = arith.constant 64 : index
-  %c127 = arith.constant 127 : index
-  %c128 = arith.constant 128 : index
+  // Query rows per item, key rows per tile, and each less one.
+  %block_m = arith.constant ${bm} : index
+  %block_m_less = arith.constant ${bm_less} : index
+  %block_n = arith.constant ${bn} : index
+  %block_n_less = arith.constant ${bn_less} : index
   // q, k, v and out come as tensor maps of [B, H, S, ${d}] views (the
   // runtime encodes them from [B, S, H, ${d}] tensors); lse [B, H, S_q]
   // gives the sizes.
@@ -267,9 +242,9 @@ func.func @${name}(%q_map: !map, %k_map: !map, %v_map: !map, %out_map: !map,
   %heads = memref.dim %lse, %c1 : memref<?x?x?xf32>
   %seqlen_q = memref.dim %lse, %c2 : memref<?x?x?xf32>
   %group = arith.divui %heads, %kv_heads : index
-  %q_up = arith.addi %seqlen_q, %c127 : index
-  %q_blocks = arith.divui %q_up, %c128 : index
-  %k_up = arith.addi %seqlen_k, %c127 : index
+  %q_up = arith.addi %seqlen_q, %block_m_less : index
+  %q_blocks = arith.divui %q_up, %block_m : index
+  %k_up = arith.addi %seqlen_k, %block_n_less : index
 ${items}
   // The first and the last tile of an item are peeled off the loops;
   // tiles > 0 guards them (S_k is positive at run time), so that the
@@ -279,90 +254,93 @@ ${items}
 
   // Q (${q_kib} KiB), ${stages} stages of K and V tiles (${kv_kib} KiB each) and
   // each consumer's output tile (${o_kib} KiB in all), which only it touches.
-  %qb = tle.shared_alloc {name = "q"} : memref<1x2x64x${d}xbf16, #sw>
-  %ob = tle.shared_alloc {name = "o"} : memref<2x64x${d}xbf16, #sw>
-  %kb = tle.shared_alloc {name = "k"} : memref<${stages}x128x${d}xbf16, #sw>
-  %vb = tle.shared_alloc {name = "v"} : memref<${stages}x128x${d}xbf16, #sw>
-  %qp = tle.pipe "q" capacity 1 fields(q = %qb : memref<1x2x64x${d}xbf16, #sw>) readers(mma)
-  %kp = tle.pipe "k" capacity ${stages} fields(k = %kb : memref<${stages}x128x${d}xbf16, #sw>) readers(mma)
-  %vp = tle.pipe "v" capacity ${stages} fields(v = %vb : memref<${stages}x128x${d}xbf16, #sw>) readers(mma)
+  %qb = tle.shared_alloc {name = "q"} : memref<1x${n}x64x${d}xbf16, #sw>
+  %ob = tle.shared_alloc {name = "o"} : memref<${n}x64x${d}xbf16, #sw>
+  %kb = tle.shared_alloc {name = "k"} : memref<${stages}x${bn}x${d}xbf16, #sw>
+  %vb = tle.shared_alloc {name = "v"} : memref<${stages}x${bn}x${d}xbf16, #sw>
+  %qp = tle.pipe "q" capacity 1 fields(q = %qb : memref<1x${n}x64x${d}xbf16, #sw>) readers(mma)
+  %kp = tle.pipe "k" capacity ${stages} fields(k = %kb : memref<${stages}x${bn}x${d}xbf16, #sw>) readers(mma)
+  %vp = tle.pipe "v" capacity ${stages} fields(v = %vb : memref<${stages}x${bn}x${d}xbf16, #sw>) readers(mma)
   // Replica r issues its multiplies after replica r - 1 mod 2 has issued
   // its own (FlashAttention-3's warp scheduler barriers).
   %turn = tle.token "turn" from "mma" to "mma"
 
   tle.warp_specialize
-  default "mma" warps(4) registers(${mma_registers}) replicas(2) (%r: index) {
+  default "mma" warps(4) registers(${mma_registers}) replicas(${n}) (%r: index) {
     %log2e = arith.constant 1.44269504 : f32
     %scale2 = arith.mulf %sm_scale, %log2e : f32
-    %zero_s = arith.constant dense<0.0> : tensor<64x128xf32, #acc>
+    %zero_s = arith.constant dense<0.0> : tensor<64x${bn}xf32, #acc>
     %m_init = arith.constant dense<-1.0e+30> : tensor<64xf32, #row>
     %l_init = arith.constant dense<0.0> : tensor<64x8xf32, #acc>
     %o_init = arith.constant dense<0.0> : tensor<64x${d}xf32, #acc>
     %row_off = arith.muli %r, %c64 : index
     %stage = memref.subview %ob[%r, 0, 0] [1, 64, ${d}] [1, 1, 1]
-        : memref<2x64x${d}xbf16, #sw> to !qhalf
-    // Replica 1 gives replica 0 its first turn; replica 0 takes the last
-    // one back at the end, so that every signal is awaited.
-    %second = arith.cmpi eq, %r, %c1 : index
-    scf.if %second {
+        : memref<${n}x64x${d}xbf16, #sw> to !qhalf
+    // The last replica gives replica 0 its first turn; replica 0 takes the
+    // last one back at the end, so that every signal is awaited.
+    %last_replica = arith.constant ${n_less} : index
+    %is_last_replica = arith.cmpi eq, %r, %last_replica : index
+    scf.if %is_last_replica {
       tle.signal %turn
     }
     scf.if %has_tiles {
       scf.for %k = %c0 to %mine step %c1 {
 ${item_call}
         %row0 = arith.addi %m0, %row_off : index
-        %qs = tle.wait %qp[%k : index] reader "mma" -> memref<2x64x${d}xbf16, #sw>
+        %qs = tle.wait %qp[%k : index] reader "mma" -> memref<${n}x64x${d}xbf16, #sw>
         %qv = memref.subview %qs[%r, 0, 0] [1, 64, ${d}] [1, 1, 1]
-            : memref<2x64x${d}xbf16, #sw> to !qhalf
+            : memref<${n}x64x${d}xbf16, #sw> to !qhalf
         %t0 = arith.muli %k, %tiles : index
         // Tile 0: its scores and softmax; P . V follows in the loop.
         %k0 = tle.wait %kp[%t0 : index] reader "mma" -> !tile
         tle.await %turn
         %s0 = tle.wgmma %qv, %k0, %zero_s transpose_b
-            : !qhalf, !tile, tensor<64x128xf32, #acc>
+            : !qhalf, !tile, tensor<64x${bn}xf32, #acc>
         tle.signal %turn
-        %s0_done = tle.wgmma_wait %s0 pending(0) : tensor<64x128xf32, #acc>
+        %s0_done = tle.wgmma_wait %s0 pending(0) : tensor<64x${bn}xf32, #acc>
         tle.release %kp[%t0 : index] reader "mma"
         %single = arith.cmpi eq, %tiles, %c1 : index
-        %m_a, %l_a, %p_a, %alpha_a = func.call @softmax(%s0_done, %m_init, %l_init, %single,
+${first_mask}
+        %m_a, %l_a, %p_a, %alpha_a = func.call @softmax(%s0_done, %m_init, %l_init, ${mask0},
             %row0, %c0, %seqlen_k, %scale2)
-            : (tensor<64x128xf32, #acc>, tensor<64xf32, #row>, tensor<64x8xf32, #acc>, i1,
+            : (tensor<64x${bn}xf32, #acc>, tensor<64xf32, #row>, tensor<64x8xf32, #acc>, i1,
                index, index, index, f32)
-            -> (tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x128xbf16, #pa>,
+            -> (tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x${bn}xbf16, #pa>,
                 tensor<64xf32, #row>)
         // Tile j: S(j) and P(j - 1) . V(j - 1) back to back on the tensor
         // cores in this replica's turn, then the softmax of tile j while
         // P . V runs.
         %m_z, %l_z, %p_z, %o_z = scf.for %j = %c1 to %tiles step %c1
             iter_args(%m = %m_a, %l = %l_a, %p = %p_a, %o = %o_init)
-            -> (tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x128xbf16, #pa>,
+            -> (tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x${bn}xbf16, #pa>,
                 tensor<64x${d}xf32, #acc>) {
           %t = arith.addi %t0, %j : index
           %kj = tle.wait %kp[%t : index] reader "mma" -> !tile
           tle.await %turn
           %s = tle.wgmma %qv, %kj, %zero_s transpose_b
-              : !qhalf, !tile, tensor<64x128xf32, #acc>
+              : !qhalf, !tile, tensor<64x${bn}xf32, #acc>
           %tp = arith.subi %t, %c1 : index
           %vj = tle.wait %vp[%tp : index] reader "mma" -> !tile
           %o_issued = tle.wgmma %p, %vj, %o
-              : tensor<64x128xbf16, #pa>, !tile, tensor<64x${d}xf32, #acc>
+              : tensor<64x${bn}xbf16, #pa>, !tile, tensor<64x${d}xf32, #acc>
           tle.signal %turn
-          %s_done = tle.wgmma_wait %s pending(1) : tensor<64x128xf32, #acc>
+          %s_done = tle.wgmma_wait %s pending(1) : tensor<64x${bn}xf32, #acc>
           tle.release %kp[%t : index] reader "mma"
-          %n0 = arith.muli %j, %c128 : index
+          %n0 = arith.muli %j, %block_n : index
           %is_last = arith.cmpi eq, %j, %last_tile : index
-          %m_n, %l_n, %p_n, %alpha = func.call @softmax(%s_done, %m, %l, %is_last,
+${loop_mask}
+          %m_n, %l_n, %p_n, %alpha = func.call @softmax(%s_done, %m, %l, ${mask_j},
               %row0, %n0, %seqlen_k, %scale2)
-              : (tensor<64x128xf32, #acc>, tensor<64xf32, #row>, tensor<64x8xf32, #acc>, i1,
+              : (tensor<64x${bn}xf32, #acc>, tensor<64xf32, #row>, tensor<64x8xf32, #acc>, i1,
                  index, index, index, f32)
-              -> (tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x128xbf16, #pa>,
+              -> (tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x${bn}xbf16, #pa>,
                   tensor<64xf32, #row>)
           %o_done = tle.wgmma_wait %o_issued pending(0) : tensor<64x${d}xf32, #acc>
           tle.release %vp[%tp : index] reader "mma"
           %o_scaled = tle.scale %o_done by %alpha dim 1
               : tensor<64x${d}xf32, #acc>, tensor<64xf32, #row>
           scf.yield %m_n, %l_n, %p_n, %o_scaled
-              : tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x128xbf16, #pa>,
+              : tensor<64xf32, #row>, tensor<64x8xf32, #acc>, tensor<64x${bn}xbf16, #pa>,
                 tensor<64x${d}xf32, #acc>
         }
         // Every multiply that read Q has retired (the loop drains): the
@@ -371,7 +349,7 @@ ${item_call}
         %tl = arith.addi %t0, %last_tile : index
         %vl = tle.wait %vp[%tl : index] reader "mma" -> !tile
         %o_last = tle.wgmma %p_z, %vl, %o_z
-            : tensor<64x128xbf16, #pa>, !tile, tensor<64x${d}xf32, #acc>
+            : tensor<64x${bn}xbf16, #pa>, !tile, tensor<64x${d}xf32, #acc>
         %o_end = tle.wgmma_wait %o_last pending(0) : tensor<64x${d}xf32, #acc>
         tle.release %vp[%tl : index] reader "mma"
         %o16, %lse_rows = func.call @finish(%o_end, %m_z, %l_z)
@@ -404,38 +382,30 @@ ${item_call}
       scf.for %k = %c0 to %mine step %c1 {
 ${item_call}
         %hk = arith.divui %h, %group : index
-        %qs = tle.acquire %qp[%k : index] -> memref<2x64x${d}xbf16, #sw>
-        %q0 = memref.subview %qs[0, 0, 0] [1, 64, ${d}] [1, 1, 1]
-            : memref<2x64x${d}xbf16, #sw> to memref<64x${d}xbf16, strided<[${d}, 1]>, #sw>
-        %q1 = memref.subview %qs[1, 0, 0] [1, 64, ${d}] [1, 1, 1]
-            : memref<2x64x${d}xbf16, #sw> to memref<64x${d}xbf16, strided<[${d}, 1], offset: ${half}>, #sw>
-        %m64 = arith.addi %m0, %c64 : index
-        tle.tma_load %q_map[%b, %h, %m0, %c0] into %q0
-            : !map, memref<64x${d}xbf16, strided<[${d}, 1]>, #sw>
-        tle.tma_load %q_map[%b, %h, %m64, %c0] into %q1
-            : !map, memref<64x${d}xbf16, strided<[${d}, 1], offset: ${half}>, #sw>
+        %qs = tle.acquire %qp[%k : index] -> memref<${n}x64x${d}xbf16, #sw>
+${q_loads}
         tle.commit %qp[%k : index]
         %t0 = arith.muli %k, %tiles : index
         %k0 = tle.acquire %kp[%t0 : index] -> !tile
-        tle.tma_load %k_map[%b, %hk, %c0, %c0] into %k0 : !map, !tile
+        tle.tma_load %k_map[%b, %hk, %c0, %c0] into %k0 : !kvmap, !tile
         tle.commit %kp[%t0 : index]
         // K(j) before V(j - 1): the consumers need them in that order.
         scf.for %j = %c1 to %tiles step %c1 {
           %t = arith.addi %t0, %j : index
-          %n0 = arith.muli %j, %c128 : index
+          %n0 = arith.muli %j, %block_n : index
           %kj = tle.acquire %kp[%t : index] -> !tile
-          tle.tma_load %k_map[%b, %hk, %n0, %c0] into %kj : !map, !tile
+          tle.tma_load %k_map[%b, %hk, %n0, %c0] into %kj : !kvmap, !tile
           tle.commit %kp[%t : index]
           %tp = arith.subi %t, %c1 : index
-          %np = arith.subi %n0, %c128 : index
+          %np = arith.subi %n0, %block_n : index
           %vj = tle.acquire %vp[%tp : index] -> !tile
-          tle.tma_load %v_map[%b, %hk, %np, %c0] into %vj : !map, !tile
+          tle.tma_load %v_map[%b, %hk, %np, %c0] into %vj : !kvmap, !tile
           tle.commit %vp[%tp : index]
         }
         %tl = arith.addi %t0, %last_tile : index
-        %nl = arith.muli %last_tile, %c128 : index
+        %nl = arith.muli %last_tile, %block_n : index
         %vl = tle.acquire %vp[%tl : index] -> !tile
-        tle.tma_load %v_map[%b, %hk, %nl, %c0] into %vl : !map, !tile
+        tle.tma_load %v_map[%b, %hk, %nl, %c0] into %vl : !kvmap, !tile
         tle.commit %vp[%tl : index]
       }
     }
@@ -457,73 +427,152 @@ PERSISTENT_ITEMS = """\
   %mine_up = arith.addi %after_pos, %ctas_m1 : index
   %mine = arith.divui %mine_up, %ctas : index
   // Every item attends to every key.
-  %tiles = arith.divui %k_up, %c128 : index"""
+  %tiles = arith.divui %k_up, %block_n : index"""
 
 ONE_ITEM = """\
   // One item: query block x of head y of batch z.
   %block = gpu.block_id x
   %h = gpu.block_id y
   %b = gpu.block_id z
-  %m0 = arith.muli %block, %c128 : index
+  %m0 = arith.muli %block, %block_m : index
   %mine = arith.constant 1 : index
 ${one_item_tiles}"""
 
 CAUSAL_TILES = """\
-  %k_tiles = arith.divui %k_up, %c128 : index
-  %seen = arith.addi %block, %c1 : index
+  %k_tiles = arith.divui %k_up, %block_n : index
+  %q_end = arith.addi %m0, %block_m : index
+  %seen_up = arith.addi %q_end, %block_n_less : index
+  %seen = arith.divui %seen_up, %block_n : index
   %tiles = arith.minsi %seen, %k_tiles : index"""
 
 ALL_TILES = """\
-  %tiles = arith.divui %k_up, %c128 : index"""
+  %tiles = arith.divui %k_up, %block_n : index"""
 
 PERSISTENT_CALL = """\
         %b, %h, %m0 = func.call @item(%k, %cta, %ctas, %q_blocks, %heads)
             : (index, index, index, index, index) -> (index, index, index)"""
 
 
+def plan_checks(variant, n, bm, bn):
+    """The CHECK lines of the sync plan the compiler derives for a variant:
+    its partitions, pipes, barriers and ring tokens, and nothing after
+    the shared memory (FileCheck matches spaces loosely)."""
+    d, stages = variant["head_dim"], variant["stages"]
+    mma, load = variant["registers"]
+    threads = 128 * (n + 1)
+    pool = min(65536 // threads, 255) // 8 * 8 * threads
+    readers = ", ".join(f"mma#{r}" for r in range(n))
+    q_bytes, kv_bytes = bm * d * 2, bn * d * 2
+    buffers = 2 * q_bytes + 2 * stages * kv_bytes
+    barriers = 8 * 2 * (1 + 2 * stages)
+    lines = [f"sync plan for @{variant['name']}",
+             f"partitions: {n + 1} warp groups, {threads} threads, "
+             f"{128 * (n * mma + load)} of {pool} registers",
+             "partition warps first warp registers named barrier"]
+    lines += [f"mma#{r} 4 {4 * r} {mma} {r + 1}" for r in range(n)]
+    lines += [f"load 1 {4 * n} {load} {n + 1}", "pipes:",
+              "pipe capacity field slot bytes/slot",
+              f"q 1 q {n}x64x{d}xbf16 {q_bytes}",
+              f"k {stages} k {bn}x{d}xbf16 {kv_bytes}",
+              f"v {stages} v {bn}x{d}xbf16 {kv_bytes}",
+              "barriers (one mbarrier per slot):",
+              "barrier slots count tx bytes arrive fence arrives waits"]
+    for pipe, slots, tx in (("q", 1, q_bytes), ("k", stages, kv_bytes),
+                            ("v", stages, kv_bytes)):
+        lines += [f"{pipe}.full {slots} 1 {tx} expect_tx no load {readers}",
+                  f"{pipe}.free {slots} {128 * n} 0 per_thread no {readers} load"]
+    lines += ["tokens (one named barrier each: the signaler arrives, the waiter syncs):",
+              "token named barrier count signals awaits"]
+    lines += [f"turn#{r} {n + 2 + r} 256 mma#{r} mma#{(r + 1) % n}" for r in range(n)]
+    lines += [f"shared memory: {buffers} B of buffers + {barriers} B of barriers = "
+              f"{buffers + barriers} B (before alignment)"]
+    text = ("// What the compiler derives: the replicas as partitions, one full\n"
+            "// barrier per slot with the TMA bytes, free barriers counting every\n"
+            "// replica, and the ring as one named barrier per replica.\n")
+    text += "".join(f"// CHECK{'-NEXT' if i else ''}: {line}\n"
+                    for i, line in enumerate(lines))
+    return text + "// CHECK-NOT: {{.}}\n\n" + PTXAS
+
+
+def q_loads(n, d):
+    """The load warp's TMA copies of the Q tile, one per consumer's rows."""
+    lines = []
+    for r in range(n):
+        view = f"memref<64x{d}xbf16, strided<[{d}, 1]" + (
+            f", offset: {r * 64 * d}>" if r else ">") + ", #sw>"
+        row = "%m0" if r == 0 else f"%q_row{r}"
+        if r:
+            lines += [f"        %q_off{r} = arith.constant {64 * r} : index",
+                      f"        %q_row{r} = arith.addi %m0, %q_off{r} : index"]
+        lines += [f"        %q{r} = memref.subview %qs[{r}, 0, 0] [1, 64, {d}] [1, 1, 1]",
+                  f"            : memref<{n}x64x{d}xbf16, #sw> to {view}",
+                  f"        tle.tma_load %q_map[%b, %h, {row}, %c0] into %q{r}",
+                  f"            : !map, {view}"]
+    return "\n".join(lines)
+
+
+# A tile is masked where it has columns past S_k (the last one) and, for
+# causal, columns past a row's query: those from the one whose last key
+# exceeds the replica's first row on.
+FIRST_MASK = {False: DROP,
+              True: """\
+        %first_end = arith.cmpi sgt, %block_n_less, %row0 : index
+        %mask0 = arith.ori %single, %first_end : i1"""}
+LOOP_MASK = {False: DROP,
+             True: """\
+          %n_end = arith.addi %n0, %block_n_less : index
+          %crosses = arith.cmpi sgt, %n_end, %row0 : index
+          %mask_j = arith.ori %is_last, %crosses : i1"""}
+
+
 def render(variant):
     """The .mlir text of one variants.json entry."""
     d, stages = variant["head_dim"], variant["stages"]
     causal, persistent = variant["causal"], variant["persistent"]
+    n, bn = variant["consumers"], variant["block_n"]
+    bm = ROWS * n
     if causal and persistent:
         raise ValueError(f"{variant['name']}: no persistent causal kernel: its items' "
                          f"tile counts differ, and the protocol check cannot count a "
                          f"loop whose bound depends on an outer loop's variable")
     mma_registers, load_registers = variant["registers"]
-    q_bytes = BLOCK_M * d * 2
-    kv_bytes = BLOCK_N * d * 2
-    # Q, the K and V stages, the two consumers' output tiles.
-    smem = 2 * q_bytes + 2 * stages * kv_bytes
-    barrier_bytes = 8 * 2 * (1 + 2 * stages)
-    grid = ("ceil(S_q / 128) * H * B work items, 128 query rows of one head each; "
+    grid = (f"ceil(S_q / {bm}) * H * B work items, {bm} query rows of one head each; "
             "any grid, best one CTA per multiprocessor" if persistent else
-            "(ceil(S_q / 128), H, B): one CTA per 128 query rows of one head")
+            f"(ceil(S_q / {bm}), H, B): one CTA per {bm} query rows of one head")
     attributes = ("tle.persistent, " if persistent else "") + f'tle.grid = "{grid}"'
     values = {
         "name": variant["name"],
         "title": (f"head dim {d}, " + ("causal" if causal else "non-causal") +
                   (", persistent" if persistent else "")),
-        "d": d, "stages": stages, "block_n": BLOCK_N,
+        "d": d, "stages": stages, "n": n, "n_less": n - 1, "bm": bm, "bm_less": bm - 1,
+        "bn": bn, "bn_less": bn - 1,
         "mask": " + causal mask" if causal else "",
         "mask_doc": " and those after the row's query (causal)" if causal else "",
         "schedule": PERSISTENT_SCHEDULE if persistent else ONE_ITEM_SCHEDULE,
         "mma_registers": mma_registers, "load_registers": load_registers,
-        "q_bytes": q_bytes, "kv_bytes": kv_bytes, "smem": smem,
-        "barrier_bytes": barrier_bytes, "smem_total": smem + barrier_bytes,
-        "q_kib": q_bytes // 1024, "kv_kib": 2 * kv_bytes // 1024, "o_kib": q_bytes // 1024,
-        "half": 64 * d,
+        "q_kib": bm * d * 2 // 1024, "kv_kib": 2 * bn * d * 2 // 1024,
+        "o_kib": bm * d * 2 // 1024,
         "attributes": attributes,
         "items": PERSISTENT_ITEMS if persistent else ONE_ITEM,
         "one_item_tiles": CAUSAL_TILES if causal else ALL_TILES,
         "item_call": PERSISTENT_CALL if persistent else DROP,
         "item_helper": ITEM_HELPER if persistent else DROP,
         "bound": CAUSAL_BOUND if causal else PLAIN_BOUND,
+        "first_mask": FIRST_MASK[causal], "loop_mask": LOOP_MASK[causal],
+        "mask0": "%mask0" if causal else "%single",
+        "mask_j": "%mask_j" if causal else "%is_last",
+        "q_loads": q_loads(n, d),
     }
     values["causal_schedule"] = CAUSAL_SCHEDULE if causal else ""
-    fill = lambda text: string.Template(text).substitute(values)
-    values["schedule"] = fill(values["schedule"])
-    values["items"] = fill(values["items"])
-    parts = [fill(HEADER), fill(PLAN), fill(PREAMBLE), fill(KERNEL)]
+
+    def fill(text):
+        # Holes may hold text with holes of their own (the schedule, the
+        # item helper): fill until none is left.
+        while "${" in text:
+            text = string.Template(text).substitute(values)
+        return text
+
+    parts = [fill(HEADER), plan_checks(variant, n, bm, bn), fill(PREAMBLE), fill(KERNEL)]
     text = "\n".join(parts)
     return "".join(line for line in text.splitlines(keepends=True)
                    if line.rstrip("\n") != DROP)

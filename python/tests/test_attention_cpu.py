@@ -36,6 +36,7 @@ def _check(*args, **kwargs):
 
 
 def test_variants_one_per_head_dim_and_mask():
+    assert all(v.block_m == 64 * v.consumers for v in VARIANTS)
     assert {(v.head_dim, v.causal) for v in VARIANTS} == {
         (64, False), (64, True), (128, False), (128, True)}
     assert choose(128, True) == variant("fwd_d128_causal")
@@ -158,6 +159,10 @@ def test_launch_grid():
     assert kernel.launch_grid(shape, False, 132) == (8, 16, 2)
     assert kernel.launch_grid(shape, True, 132) == (132, 1, 1)
     assert kernel.launch_grid(Shape(1, 100, 5, 2, 2, 64), True, 132) == (2, 1, 1)
+    # Three consumers: 192 query rows an item.
+    three = Shape(2, 1000, 1000, 16, 4, 64, block_m=192)
+    assert three.items() == 2 * 16 * 6
+    assert kernel.launch_grid(three, False, 132) == (6, 16, 2)
 
 
 class _Recorder:

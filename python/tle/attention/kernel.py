@@ -27,7 +27,7 @@ import os
 
 from .. import runtime as rt
 from .._kernels import Loader
-from .variants import VARIANTS, Variant, choose
+from .variants import VARIANTS, choose
 
 try:
     import torch
@@ -37,8 +37,6 @@ except ImportError as error:
 # The kernels' arguments (kernels/attention/generate.py): tensor maps of
 # q, k, v and out as [B, H, S, D], lse [B, H, S_q], sm_scale, S_k and H_kv.
 KINDS = ("tensor_map",) * 4 + ("memref", "f32", "index", "index")
-# Query rows per work item (two consumer warp groups of 64).
-BLOCK_M = 128
 # TMA's alignment of addresses and strides.
 ALIGN_BYTES = 16
 INT32_MAX = 2 ** 31 - 1
@@ -59,28 +57,33 @@ def _fail(message, error=ValueError):
 
 
 class Shape:
-    """The sizes of a call."""
+    """The sizes of a call, and the query rows of a work item of the
+    variant that takes it."""
 
-    def __init__(self, b, s_q, s_k, heads, kv_heads, head_dim):
+    def __init__(self, b, s_q, s_k, heads, kv_heads, head_dim, block_m=128):
         self.b, self.s_q, self.s_k = b, s_q, s_k
         self.heads, self.kv_heads, self.head_dim = heads, kv_heads, head_dim
+        self.block_m = block_m
 
     def outputs(self):
         """The shapes of out and lse."""
         return ((self.b, self.s_q, self.heads, self.head_dim),
                 (self.b, self.heads, self.s_q))
 
+    def query_blocks(self):
+        return -(-self.s_q // self.block_m)
+
     def items(self):
-        """Work items: 128 query rows of one (batch, head)."""
-        return self.b * self.heads * -(-self.s_q // BLOCK_M)
+        """Work items: block_m query rows of one (batch, head)."""
+        return self.b * self.heads * self.query_blocks()
 
 
 def launch_grid(shape, persistent, multiprocessors):
-    """One CTA per item, (ceil(S_q / 128), H, B), or for a persistent
+    """One CTA per item, (ceil(S_q / block_m), H, B), or for a persistent
     kernel min(items, multiprocessors) CTAs."""
     if persistent:
         return (max(1, min(shape.items(), max(multiprocessors, 1))), 1, 1)
-    return (-(-shape.s_q // BLOCK_M), shape.heads, shape.b)
+    return (shape.query_blocks(), shape.heads, shape.b)
 
 
 def scale_of(sm_scale, head_dim):
@@ -124,7 +127,8 @@ def check_call(q, k, v, causal=False, sm_scale=None, variants=VARIANTS):
         _fail("k and v have no keys (S_k = 0): the softmax of an empty row is "
               "undefined")
     variant = choose(head_dim, causal, variants)
-    if max(s_q, s_k, b * heads * -(-s_q // BLOCK_M)) > INT32_MAX:
+    shape = Shape(b, s_q, s_k, heads, kv_heads, head_dim, variant.block_m)
+    if max(s_q, s_k, shape.items()) > INT32_MAX:
         _fail(f"S_q ({s_q}), S_k ({s_k}) and the work items must fit an int32")
     if not variant.persistent and max(b, heads) > GRID_YZ_MAX:
         _fail(f"B ({b}) and H ({heads}) must be at most {GRID_YZ_MAX} (the grid)")
@@ -134,7 +138,6 @@ def check_call(q, k, v, causal=False, sm_scale=None, variants=VARIANTS):
     for name, tensor in (("k", k), ("v", v)):
         if tensor.device != device:
             _fail(f"{name} is on {tensor.device}, q on {device}")
-    shape = Shape(b, s_q, s_k, heads, kv_heads, head_dim)
     return shape, variant, scale_of(sm_scale, head_dim)
 
 
@@ -275,8 +278,13 @@ class Attention:
         return call
 
 
-def load(path, head_dim, causal, persistent):
+def load(path, variant):
     """The Attention callable of a compiled kernel at `path` (.ptx or
-    .cubin, its .json beside it) for one head dimension and mask."""
-    return Attention([Variant(os.path.basename(path), head_dim, causal, persistent,
-                              path=path)])
+    .cubin, its .json beside it) with `variant`'s head dim and mask; its
+    consumers (a warp group each beside the load warp's) and whether it is
+    persistent come from its metadata."""
+    meta = rt.Metadata(os.path.splitext(path)[0] + ".json").kernel()
+    mine = variant._replace(name=os.path.basename(path), path=path,
+                            consumers=meta.block[0] // 128 - 1,
+                            persistent=meta.persistent)
+    return Attention([mine])

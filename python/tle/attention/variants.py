@@ -3,8 +3,8 @@ call.
 
 A variant NAME is kernels/attention/NAME.mlir, which
 kernels/attention/generate.py writes from the entry of variants.json
-beside this file (head dimension, causal or not, persistent, K/V stages,
-register split), compiled when the wheel is built (`ninja -C build
+beside this file (head dimension, causal or not, persistent, consumer warp
+groups, K/V tile rows and stages, register split), compiled when the wheel is built (`ninja -C build
 tle-wheel`) into kernels/NAME.ptx with its metadata kernels/NAME.json,
 and kernels/NAME.cubin where ptxas was found. Every variant takes bf16 q,
 k, v [B, S, H, D] of its head dimension with H a multiple of H_kv; one
@@ -28,6 +28,9 @@ class Variant(NamedTuple):
     head_dim: int
     causal: bool
     persistent: bool
+    # Consumer warp groups of 64 query rows each, K/V rows per tile.
+    consumers: int = 2
+    block_n: int = 128
     stages: int = 2
     registers: tuple = (232, 40)
     # A compiled kernel elsewhere (.ptx or .cubin, its .json beside it);
@@ -38,6 +41,11 @@ class Variant(NamedTuple):
         """The compiled kernel: `path`, else the bundled cubin, else the
         bundled PTX, with its metadata (.json) beside it."""
         return kernel_file(KERNELS, self.name, self.path, "attention")
+
+    @property
+    def block_m(self):
+        """The query rows of a work item."""
+        return 64 * self.consumers
 
     def is_bundled(self):
         """Whether the package holds this variant's compiled kernel."""

@@ -130,8 +130,7 @@ def implementations(head_dim, causal, kernels=(), variants=VARIANTS):
         name = f"tle_{mine.name}"
         if mine.name in given:
             path = given[mine.name]
-            loaders[name] = lambda: load(path, mine.head_dim, mine.causal,
-                                         mine.persistent)
+            loaders[name] = lambda: load(path, mine)
         elif mine.is_bundled():
             loaders[name] = lambda: Attention([mine])
             loaders[PUBLIC] = lambda: _public(None)

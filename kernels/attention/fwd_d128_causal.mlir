@@ -251,6 +251,8 @@ func.func @fwd_d128_causal(%q_map: !map, %k_map: !kvmap, %v_map: !kvmap, %out_ma
         %s0_done = tle.wgmma_wait %s0 pending(0) : tensor<64x128xf32, #acc>
         tle.release %kp[%t0 : index] reader "mma"
         %single = arith.cmpi eq, %tiles, %c1 : index
+        // Masked: the last tile (keys past S_k), and every tile whose last
+        // key comes after this replica's first query (causal).
         %first_end = arith.cmpi sgt, %block_n_less, %row0 : index
         %mask0 = arith.ori %single, %first_end : i1
         %m_a, %l_a, %p_a, %alpha_a = func.call @softmax(%s0_done, %m_init, %l_init, %mask0,

@@ -516,6 +516,8 @@ def q_loads(n, d):
 # exceeds the replica's first row on.
 FIRST_MASK = {False: DROP,
               True: """\
+        // Masked: the last tile (keys past S_k), and every tile whose last
+        // key comes after this replica's first query (causal).
         %first_end = arith.cmpi sgt, %block_n_less, %row0 : index
         %mask0 = arith.ori %single, %first_end : i1"""}
 LOOP_MASK = {False: DROP,

@@ -1,7 +1,10 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// The protocol check proves the kernel: no warning under strict-pipes.
+// STRICT-NOT: {{warning|error}}
 //
 // C[M, N] = A[M, K] . B[K, N]: bf16 inputs, fp32 accumulation, bf16 output,
 // all row-major. One CTA computes a 128 x 256 tile of C.

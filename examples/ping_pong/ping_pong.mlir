@@ -1,8 +1,11 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
 // RUN: tle-opt %s --tle-to-llvm | FileCheck %s --check-prefix=LLVM
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX --input-file=%t.ptx
 // RUN: %ptxas -arch=sm_90a %t.ptx -o %t.cubin
+// The protocol check proves the kernel: no warning under strict-pipes.
+// STRICT-NOT: {{warning|error}}
 //
 // Two warp groups take turns on one shared accumulator, ordered by two turn
 // tokens and nothing else: no pipe, no mbarrier, no dummy buffer.

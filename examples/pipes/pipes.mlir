@@ -1,4 +1,7 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
+// The protocol check proves the kernel: no warning under strict-pipes.
+// STRICT-NOT: {{warning|error}}
 //
 // A warp-specialized streaming kernel: the smallest program that exercises
 // every part of a pipe.

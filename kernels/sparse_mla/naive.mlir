@@ -1,5 +1,7 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
+// RUN: grep -c fence.proxy.async %t.ptx | FileCheck %s --check-prefix=FENCES
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 //
 // DeepSeek V3.2 SparseMLA prefill, the naive dataflow (SPARSE_MLA.md,
@@ -52,6 +54,13 @@
 // CHECK-NEXT:  q.reclaim  256    attn
 // CHECK-NEXT:shared memory: 221184 B of buffers + 48 B of barriers = 221232 B (before alignment)
 
+// The protocol check proves the kernel (STRICT). Its one fence.proxy.async
+// (FENCES) is attn's after each wait for a KV tile, which cp.async wrote
+// and whose multiply follows; Q's wait shares the first tile's
+// (--tle-place-proxy-fences, docs/SyncDerivation.md).
+// STRICT-NOT: {{warning|error}}
+// FENCES: 1
+
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -75,8 +84,8 @@
 
 func.func @sparse_mla_naive(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
-    %kv: memref<?x?x1x576xbf16>,
-    %indices: memref<?x?x1x?xi32>,
+    %kv: memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>,
+    %indices: memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>,
     %out: memref<?x?x?x512xbf16>,
     %max_logits: memref<?x?x?xf32>,
     %lse: memref<?x?x?xf32>,
@@ -98,9 +107,9 @@ func.func @sparse_mla_naive(
   %head_group = arith.remui %cta, %head_groups : index
   %token = arith.divui %cta, %head_groups : index
   %h0 = arith.muli %head_group, %c64 : index
-  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
-  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
-  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32>
+  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>
+  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
+  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
   %c63 = arith.constant 63 : index
 
   // Only the first topk_length[row] indices of this row count (FlashMLA's
@@ -122,9 +131,9 @@ func.func @sparse_mla_naive(
       : memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>
         to memref<64x576xbf16, strided<[?, 1], offset: ?>>
   %kv_rows = memref.subview %kv[%batch, 0, 0, 0] [1, %skv, 1, 576] [1, 1, 1, 1]
-      : memref<?x?x1x576xbf16> to memref<?x576xbf16, strided<[576, 1], offset: ?>>
+      : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>> to memref<?x576xbf16, strided<[?, 1], offset: ?>>
   %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %length] [1, 1, 1, 1]
-      : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
+      : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>> to memref<?xi32, strided<[1], offset: ?>>
   %out_rows = memref.subview %out[%batch, %token, %h0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
       : memref<?x?x?x512xbf16> to memref<64x512xbf16, strided<[512, 1], offset: ?>>
   %lse_rows = memref.subview %lse[%batch, %token, %h0] [1, 1, 64] [1, 1, 1]
@@ -296,7 +305,7 @@ func.func @sparse_mla_naive(
       %slot = tle.acquire %kvp[%i : index] -> memref<64x576xbf16, #sw>
       tle.gather_rows %kv_rows rows(%tile_ids : tensor<64xi32, #lanes>) into %slot
           l2_prefetch = 256 evict = evict_last
-          : memref<?x576xbf16, strided<[576, 1], offset: ?>>, memref<64x576xbf16, #sw>
+          : memref<?x576xbf16, strided<[?, 1], offset: ?>>, memref<64x576xbf16, #sw>
       tle.commit %kvp[%i : index]
       scf.yield %next_ids : tensor<64xi32, #lanes>
     }

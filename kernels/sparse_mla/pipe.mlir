@@ -1,5 +1,7 @@
 // RUN: tle-opt %s --tle-derive-sync --tle-sync-plan -o /dev/null | FileCheck %s --match-full-lines --strict-whitespace
+// RUN: tle-opt %s --tle-derive-sync=strict-pipes=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=STRICT --allow-empty
 // RUN: tle-opt %s --tle-to-llvm | tle-translate --tle-to-ptx -o %t.ptx
+// RUN: grep -c fence.proxy.async %t.ptx | FileCheck %s --check-prefix=FENCES
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS
 //
 // DeepSeek V3.2 SparseMLA prefill, the three-lane pipe dataflow
@@ -98,6 +100,14 @@
 // CHECK-NEXT:  turn   4              256    left     right
 // CHECK-NEXT:shared memory: 230400 B of buffers + 112 B of barriers = 230512 B (before alignment)
 
+// The protocol check proves the kernel (STRICT). Its fence.proxy.async
+// (FENCES): the left warp group's after each wait for kv and for kv_right
+// (first tile, then one of each in the loop; Q's wait shares the first
+// tile's), the right's after its wait for kv_right, and the two before
+// the left commits P (--tle-place-proxy-fences, docs/SyncDerivation.md).
+// STRICT-NOT: {{warning|error}}
+// FENCES: 7
+
 // ptxas honours setmaxnreg (no C7508) and spills nothing.
 // PTXAS-NOT: C7508
 // PTXAS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
@@ -119,8 +129,8 @@
 
 func.func @sparse_mla_pipe(
     %q: memref<?x?x?x576xbf16, strided<[?, ?, ?, 1]>>,
-    %kv: memref<?x?x1x576xbf16>,
-    %indices: memref<?x?x1x?xi32>,
+    %kv: memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>,
+    %indices: memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>,
     %out: memref<?x?x?x512xbf16>,
     %max_logits: memref<?x?x?xf32>,
     %lse: memref<?x?x?xf32>,
@@ -143,9 +153,9 @@ func.func @sparse_mla_pipe(
   %head_group = arith.remui %cta, %head_groups : index
   %token = arith.divui %cta, %head_groups : index
   %h0 = arith.muli %head_group, %c64 : index
-  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16>
-  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32>
-  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32>
+  %skv = memref.dim %kv, %c1 : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>>
+  %topk = memref.dim %indices, %c3 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
+  %sq = memref.dim %indices, %c1 : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>
 
   // Only the first topk_length[row] indices count; loads past the row's
   // view give -1, an invalid index (see naive.mlir).
@@ -173,18 +183,18 @@ func.func @sparse_mla_pipe(
       : memref<64x576xbf16, strided<[?, 1], offset: ?>>
         to memref<64x64xbf16, strided<[?, 1], offset: ?>>
   %kv_rows = memref.subview %kv[%batch, 0, 0, 0] [1, %skv, 1, 576] [1, 1, 1, 1]
-      : memref<?x?x1x576xbf16> to memref<?x576xbf16, strided<[576, 1], offset: ?>>
+      : memref<?x?x1x576xbf16, strided<[?, ?, ?, 1]>> to memref<?x576xbf16, strided<[?, 1], offset: ?>>
   %kv_rows_l = memref.subview %kv_rows[0, 0] [%skv, 256] [1, 1]
-      : memref<?x576xbf16, strided<[576, 1], offset: ?>>
-        to memref<?x256xbf16, strided<[576, 1], offset: ?>>
+      : memref<?x576xbf16, strided<[?, 1], offset: ?>>
+        to memref<?x256xbf16, strided<[?, 1], offset: ?>>
   %kv_rows_r = memref.subview %kv_rows[0, 256] [%skv, 256] [1, 1]
-      : memref<?x576xbf16, strided<[576, 1], offset: ?>>
-        to memref<?x256xbf16, strided<[576, 1], offset: ?>>
+      : memref<?x576xbf16, strided<[?, 1], offset: ?>>
+        to memref<?x256xbf16, strided<[?, 1], offset: ?>>
   %kv_rows_t = memref.subview %kv_rows[0, 512] [%skv, 64] [1, 1]
-      : memref<?x576xbf16, strided<[576, 1], offset: ?>>
-        to memref<?x64xbf16, strided<[576, 1], offset: ?>>
+      : memref<?x576xbf16, strided<[?, 1], offset: ?>>
+        to memref<?x64xbf16, strided<[?, 1], offset: ?>>
   %ids = memref.subview %indices[%batch, %token, 0, 0] [1, 1, 1, %length] [1, 1, 1, 1]
-      : memref<?x?x1x?xi32> to memref<?xi32, strided<[1], offset: ?>>
+      : memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>> to memref<?xi32, strided<[1], offset: ?>>
   %out_rows = memref.subview %out[%batch, %token, %h0, 0] [1, 1, 64, 512] [1, 1, 1, 1]
       : memref<?x?x?x512xbf16> to memref<64x512xbf16, strided<[512, 1], offset: ?>>
   %out_l = memref.subview %out_rows[0, 0] [64, 256] [1, 1]
@@ -512,10 +522,10 @@ func.func @sparse_mla_pipe(
           -> memref<64x256xbf16, #sw>, memref<64x64xbf16, #sw>, memref<64xf32, #smem>
       tle.gather_rows %kv_rows_l rows(%tile_ids : tensor<64xi32, #lanes>) into %l
           l2_prefetch = 256 evict = evict_last
-          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+          : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
       tle.gather_rows %kv_rows_t rows(%tile_ids : tensor<64xi32, #lanes>) into %t
           l2_prefetch = 256 evict = evict_last
-          : memref<?x64xbf16, strided<[576, 1], offset: ?>>, memref<64x64xbf16, #sw>
+          : memref<?x64xbf16, strided<[?, 1], offset: ?>>, memref<64x64xbf16, #sw>
       // The tile's bias: one unsigned compare covers negative ids, ids
       // past skv and the -1 that loads past topk_length give.
       %ok = arith.cmpi ult, %tile_ids, %id_end : tensor<64xi32, #lanes>
@@ -526,7 +536,7 @@ func.func @sparse_mla_pipe(
       %r = tle.acquire %kvrp[%i : index] -> memref<64x256xbf16, #sw>
       tle.gather_rows %kv_rows_r rows(%tile_ids : tensor<64xi32, #lanes>) into %r
           l2_prefetch = 256 evict = evict_last
-          : memref<?x256xbf16, strided<[576, 1], offset: ?>>, memref<64x256xbf16, #sw>
+          : memref<?x256xbf16, strided<[?, 1], offset: ?>>, memref<64x256xbf16, #sw>
       tle.commit %kvrp[%i : index]
       scf.yield %next_ids : tensor<64xi32, #lanes>
     }

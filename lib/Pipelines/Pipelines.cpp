@@ -55,6 +55,7 @@ void tle::buildDeriveSyncPipeline(OpPassManager &pm,
     pm.addPass(createTLEVerifyPipes({options.strictPipes}));
   pm.addPass(createTLEInferArriveCounts());
   pm.addPass(createTLEAssignPipePhases());
+  pm.addPass(createTLEPlaceProxyFences({options.proxyFenceForm}));
 }
 
 void tle::buildTLEToLLVMPipeline(OpPassManager &pm,
@@ -92,11 +93,17 @@ struct TLEPipelineOptions : public PassPipelineOptions<TLEPipelineOptions> {
       llvm::cl::desc("Report what the protocol check cannot prove as "
                      "errors, not warnings"),
       llvm::cl::init(false)};
+  Option<std::string> proxyFenceForm{
+      *this, "proxy-fence-form",
+      llvm::cl::desc("The readers' fence for cp.async data: 'acquire' (PTX "
+                     "8.6, the default) or 'bidirectional'"),
+      llvm::cl::init("acquire")};
 
   tle::TLEToLLVMOptions get() const {
     tle::TLEToLLVMOptions options;
     options.verifyPipes = verifyPipes;
     options.strictPipes = strictPipes;
+    options.proxyFenceForm = proxyFenceForm;
     return options;
   }
 };
@@ -106,7 +113,8 @@ void tle::registerTLEPipelines() {
   PassPipelineRegistration<TLEPipelineOptions>(
       "tle-derive-sync",
       "Inline helper functions, expand replicated partitions, check the pipe "
-      "protocol, derive barriers and counts, assign slots and parities",
+      "protocol, derive barriers and counts, assign slots and parities, "
+      "place the readers' proxy fences",
       [](OpPassManager &pm, const TLEPipelineOptions &cl) {
         buildDeriveSyncPipeline(pm, cl.get());
       });

@@ -33,7 +33,7 @@ def test_import_without_torch():
                    "print(sorted(v.name for v in tle.attention.VARIANTS))")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == [
-        "['naive', 'pipe', 'seesaw']",
+        "['naive', 'pipe', 'seesaw', 'seesaw_k512']",
         "['fwd_d128', 'fwd_d128_causal', 'fwd_d64', 'fwd_d64_causal']"]
 
 
@@ -48,6 +48,7 @@ def test_sparse_mla_fwd_says_it_needs_torch():
 def test_the_face():
     assert set(tle.__all__) == {"sparse_mla_fwd", "attention_fwd", "attention",
                                 "bench", "gemm", "runtime", "sparse_mla"}
+    assert isinstance(tle.__version__, str)
     with pytest.raises(AttributeError, match="no attribute 'sparse_mla_fwd_typo'"):
         tle.sparse_mla_fwd_typo
 
@@ -63,9 +64,12 @@ def test_the_wheel_carries_the_library_and_kernels():
         # q, kv, indices, out, max_logits, lse, sm_scale, attn_sink,
         # topk_length, and out_map for the kernels with TMA stores
         kinds = ("memref",) * 6 + ("f32",) + ("memref",) * 2
-        if variant.name == "seesaw":
+        if variant.name.startswith("seesaw"):
             kinds += ("tensor_map",)
         assert tuple(arg.kind for arg in kernel.signature) == kinds, variant.name
+        # q and kv of the variant's d_qk, each with free strides but the last.
+        assert kernel.signature[0].sizes[-1] == kernel.signature[1].sizes[-1] == variant.d_qk
+        assert kernel.signature[1].strides == kernel.signature[2].strides == (-1, -1, -1, 1)
         with open(os.path.splitext(path)[0] + ".ptx") as f:
             assert ".target sm_90a" in f.read()
     # q, k, v and out as tensor maps, lse, sm_scale, S_k, H_kv.

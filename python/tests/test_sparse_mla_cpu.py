@@ -3,6 +3,7 @@ variants and their limits, the checks of a call, what a call hands its
 launch plan, the signatures it keys plans by, and the benchmark's
 implementations and table (CPU tensors; skipped without torch)."""
 
+import json
 import math
 import os
 
@@ -18,28 +19,34 @@ from tle.sparse_mla import VARIANTS, Variant, choose, kernel, variant  # noqa: E
 from tle.sparse_mla.kernel import Shape, SparseMLA, check_call  # noqa: E402
 
 
-def _inputs(s_q=8, s_kv=32, h=64, topk=64, noncontiguous_q=False):
+def _inputs(s_q=8, s_kv=32, h=64, topk=64, noncontiguous_q=False, d_qk=576):
     if noncontiguous_q:
-        q = torch.zeros(h, s_q, 576, dtype=torch.bfloat16).transpose(0, 1)
+        q = torch.zeros(h, s_q, d_qk, dtype=torch.bfloat16).transpose(0, 1)
     else:
-        q = torch.zeros(s_q, h, 576, dtype=torch.bfloat16)
-    kv = torch.zeros(s_kv, 1, 576, dtype=torch.bfloat16)
+        q = torch.zeros(s_q, h, d_qk, dtype=torch.bfloat16)
+    kv = torch.zeros(s_kv, 1, d_qk, dtype=torch.bfloat16)
     idx = torch.zeros(s_q, 1, topk, dtype=torch.int32)
     return q, kv, idx
 
 
 def test_variants_fastest_first_with_their_limits():
-    assert [v.name for v in VARIANTS] == ["seesaw", "pipe", "naive"]
+    assert [v.name for v in VARIANTS] == ["seesaw", "seesaw_k512", "pipe", "naive"]
+    assert [v.d_qk for v in VARIANTS] == [576, 512, 576, 576]
     assert choose(128, 2048) == VARIANTS[0]
+    assert choose(64, 512, 512) == variant("seesaw_k512")
     assert variant("naive").refusal(192, 512) is None
-    with pytest.raises(ValueError, match=r"no kernel takes 96 heads and topk 2048 "
-                                         r"\(seesaw: the number of heads \(96\) must be a "
-                                         r"positive multiple of 64; pipe: .*; naive: "):
+    with pytest.raises(ValueError, match=r"no kernel takes 96 heads, topk 2048 and d_qk "
+                                         r"576 \(seesaw: the number of heads \(96\) must be "
+                                         r"a positive multiple of 64; seesaw_k512: d_qk "
+                                         r"\(576\) must be 512; pipe: .*; naive: "):
         choose(96, 2048)
     with pytest.raises(ValueError, match=r"seesaw: topk \(100\) must be a multiple of 64"):
         choose(64, 100)
+    with pytest.raises(ValueError, match=r"d_qk 448 \(seesaw: d_qk \(448\) must be 576; "
+                                         r"seesaw_k512: d_qk \(448\) must be 512"):
+        choose(64, 512, 448)
     with pytest.raises(ValueError, match="no SparseMLA variant 'flash'; the shipped "
-                                         "ones are seesaw, pipe, naive"):
+                                         "ones are seesaw, seesaw_k512, pipe, naive"):
         variant("flash")
 
 
@@ -53,22 +60,22 @@ def test_every_variant_is_a_shipped_kernel():
 def test_kernel_files(tmp_path, monkeypatch):
     ptx = tmp_path / "k.ptx"
     ptx.write_text("")
-    given = Variant("k", 64, 64, str(ptx))
+    given = Variant("k", 576, 64, 64, str(ptx))
     with pytest.raises(tle.sparse_mla.KernelNotFoundError, match=r"k\.json: no such file"):
         given.kernel_file()
     (tmp_path / "k.json").write_text("{}")
     assert given.kernel_file() == str(ptx) and given.is_bundled()
     with pytest.raises(tle.sparse_mla.KernelNotFoundError, match="nowhere.ptx: no such"):
-        Variant("k", 64, 64, str(tmp_path / "nowhere.ptx")).kernel_file()
+        Variant("k", 576, 64, 64, str(tmp_path / "nowhere.ptx")).kernel_file()
     # Bundled: the cubin where there is one, else the PTX.
     monkeypatch.setattr(tle.sparse_mla.variants, "KERNELS", str(tmp_path))
-    assert Variant("k", 64, 64).kernel_file() == str(ptx)
+    assert Variant("k", 576, 64, 64).kernel_file() == str(ptx)
     (tmp_path / "k.cubin").write_bytes(b"")
-    assert Variant("k", 64, 64).kernel_file() == str(tmp_path / "k.cubin")
+    assert Variant("k", 576, 64, 64).kernel_file() == str(tmp_path / "k.cubin")
     with pytest.raises(tle.sparse_mla.KernelNotFoundError,
                        match="no compiled kernel of the SparseMLA variant 'other' in "
                              ".*ninja -C build tle-wheel"):
-        Variant("other", 64, 64).kernel_file()
+        Variant("other", 576, 64, 64).kernel_file()
 
 
 def test_a_call_on_the_cpu_is_refused():
@@ -86,9 +93,10 @@ def _check(*args, **kwargs):
 def test_mismatched_inputs():
     q, kv, idx = _inputs()
     _check(q, kv, idx)
-    with pytest.raises(ValueError, match="d_qk = 576 and d_v = 512"):
+    _check(*_inputs(d_qk=512))
+    with pytest.raises(ValueError, match=r"kv must be \[s_kv, 1, 512\] \(q's d_qk"):
         check_call(q[..., :512], kv, idx)
-    with pytest.raises(ValueError, match="d_qk = 576 and d_v = 512, not 576 and 256"):
+    with pytest.raises(ValueError, match="the kernels take d_v = 512, not 256"):
         check_call(q, kv, idx, d_v=256)
     with pytest.raises(ValueError, match="indices must be"):
         check_call(q, kv, idx[:4])
@@ -106,11 +114,16 @@ def test_optional_inputs_are_checked():
     q, kv, idx = _inputs(h=64)
     _check(q, kv, idx, attn_sink=torch.zeros(64),
            topk_length=torch.full((8,), 32, dtype=torch.int32))
-    with pytest.raises(ValueError, match=r"attn_sink must be \[64\] float32"):
+    with pytest.raises(ValueError, match=r"attn_sink must be \[64\] torch.float32, not "
+                                         r"\[32\]"):
         check_call(q, kv, idx, attn_sink=torch.zeros(32))
-    with pytest.raises(ValueError, match=r"topk_length must be \[8\] int32"):
+    # A wrong dtype is a TypeError, as for q, kv and indices.
+    with pytest.raises(TypeError, match="topk_length must be torch.int32, not torch.int64"):
         check_call(q, kv, idx, topk_length=torch.zeros(8, dtype=torch.int64))
-    with pytest.raises(ValueError, match="attn_sink must be contiguous"):
+    with pytest.raises(TypeError, match="attn_sink must be torch.float32, not torch.float16"):
+        check_call(q, kv, idx, attn_sink=torch.zeros(64, dtype=torch.float16))
+    with pytest.raises(ValueError, match=r"attn_sink must be contiguous, not of strides "
+                                         r"\[2\]"):
         check_call(q, kv, idx, attn_sink=torch.zeros(64, 2)[:, 0])
     # Batched: one length per batch and query row.
     qb, kvb, idxb = (t.unsqueeze(0).expand(2, *t.shape) for t in (q, kv, idx))
@@ -127,6 +140,28 @@ def test_strides_and_alignment():
     shifted = torch.zeros(8 * 64 * 576 + 1, dtype=torch.bfloat16)[1:].view(8, 64, 576)
     with pytest.raises(ValueError, match="q must start at a 16-byte boundary"):
         kernel._misaligned((shifted, kv, idx))
+    # The last dimension must be contiguous.
+    with pytest.raises(ValueError, match="q's last dimension must be contiguous \\(stride 1\\), "
+                                         "not of stride 2"):
+        kernel._check_strides("q", torch.zeros(8, 64, 1152, dtype=torch.bfloat16)[..., ::2])
+
+
+def test_kv_and_indices_as_views():
+    """FlashMLA's kv [s_kv, 1, d_qk] and indices [s_q, 1, topk] as rows of
+    larger buffers (a paged cache, a workspace): any row stride of 16-byte
+    multiples, the last dimension contiguous."""
+    paged = torch.zeros(32, 2, 640, dtype=torch.bfloat16)
+    kv = paged[:, :1, :576]                                 # rows 2560 bytes apart
+    ids = torch.zeros(8, 3, 96, dtype=torch.int32)[:, 1:2, :64]
+    for name, tensor in (("kv", kv), ("indices", ids)):
+        kernel._check_strides(name, tensor)
+    q, _, _ = _inputs()
+    _check(q, kv, ids)
+    with pytest.raises(ValueError, match=r"kv's stride in dimension 0 \(580 elements\) must "
+                                         r"be a multiple of 16 bytes"):
+        kernel._check_strides("kv", torch.zeros(32, 1, 580, dtype=torch.bfloat16)[..., :576])
+    with pytest.raises(ValueError, match=r"indices's stride in dimension 0 \(66 elements\)"):
+        kernel._check_strides("indices", torch.zeros(8, 1, 66, dtype=torch.int32)[..., :64])
 
 
 class _Recorder:
@@ -166,15 +201,19 @@ def _call(monkeypatch, shape, inputs, sink=None, length=None, persistent=False,
 def test_what_a_call_hands_its_plan(monkeypatch):
     """The plan is made with 4-D views in the kernels' argument order; a
     call launches it with the tensors' addresses on the current stream."""
-    q, kv, idx = _inputs(h=128, noncontiguous_q=True)
+    q, _, _ = _inputs(h=128, noncontiguous_q=True)
+    kv = torch.zeros(32, 2, 640, dtype=torch.bfloat16)[:, :1, :576]
+    idx = torch.zeros(8, 2, 128, dtype=torch.int32)[:, :1, :64]
     call, recorder = _call(monkeypatch, Shape(False, 1, 8, 128, 32, 64), (q, kv, idx))
     assert recorder.grid == (16, 1, 1)
     views = recorder.plan_values
     assert [tuple(v.shape) for v in views[:6]] == [
         (1, 8, 128, 576), (1, 32, 1, 576), (1, 8, 1, 64), (1, 8, 128, 512),
         (1, 8, 128), (1, 8, 128)]
-    # q keeps its strides: heads outermost in memory.
+    # q, kv and indices keep their strides: q's heads outermost in memory,
+    # kv's and indices' rows those of the larger buffers.
     assert views[0].stride()[1:] == (576, 8 * 576, 1)
+    assert views[1].stride()[1] == 1280 and views[2].stride()[1] == 256
     assert views[6] == 0.5 and views[7].shape == (128,) and views[8].shape == (8,)
     out, max_logits, lse = call(q, kv, idx, None, None, None)
     assert out.shape == (8, 128, 512) and out.dtype == torch.bfloat16
@@ -216,9 +255,42 @@ def test_batched_call_with_given_outputs(monkeypatch):
     given = (torch.empty(2, 8, 64, 512, dtype=torch.bfloat16),
              torch.empty(2, 8, 64), torch.empty(2, 8, 64))
     assert call(q, kv, idx, None, None, given) is given
-    assert recorder.launched[0][3] == given[0].data_ptr()
-    with pytest.raises(ValueError, match="the outputs must be contiguous"):
-        call(q, kv, idx, None, None, (given[0][:1],) + given[1:])
+    assert recorder.launched[0][3:6] == tuple(t.data_ptr() for t in given)
+
+
+def test_given_outputs_are_checked_like_the_inputs(monkeypatch):
+    q, kv, idx = _inputs()
+    call, recorder = _call(monkeypatch, Shape(False, 1, 8, 64, 32, 64), (q, kv, idx))
+    out = (torch.empty(8, 64, 512, dtype=torch.bfloat16), torch.empty(8, 64),
+           torch.empty(8, 64))
+    assert call(q, kv, idx, None, None, list(out)) == list(out)
+    cases = [
+        ((out[0][:4],) + out[1:], ValueError,
+         r"out must be \[8, 64, 512\] \(q's s_q and h_q, and d_v\), not \[4, 64, 512\]"),
+        ((out[0].float(),) + out[1:], TypeError,
+         "out must be torch.bfloat16, not torch.float32"),
+        (out[:2] + (out[2].double(),), TypeError, "lse must be torch.float32, not torch.float64"),
+        ((out[0], torch.empty(64, 8).t(), out[2]), ValueError,
+         r"max_logits must be contiguous, not of strides \[1, 8\]"),
+        ((out[0], out[1][:, :32], out[2]), ValueError,
+         r"max_logits must be \[8, 64\] \(q's s_q and h_q\), not \[8, 32\]"),
+        (out[:2], TypeError, r"out must be a tuple of the three outputs"),
+        (out[0], TypeError, r"out must be a tuple of the three outputs"),
+        ((out[0], out[1], 3), TypeError, "lse must be a tensor, not int"),
+    ]
+    for given, error, message in cases:
+        with pytest.raises(error, match=message):
+            call(q, kv, idx, None, None, given)
+    shifted = torch.zeros(8 * 64 + 1)[1:].view(8, 64)
+    with pytest.raises(ValueError, match="lse must start at a 16-byte boundary"):
+        call(q, kv, idx, None, None, out[:2] + (shifted,))
+
+
+def test_given_outputs_on_another_device_are_refused():
+    out = (torch.empty(8, 64, 512, dtype=torch.bfloat16), torch.empty(8, 64),
+           torch.empty(8, 64))
+    with pytest.raises(ValueError, match="out is on cpu, q on cuda:0"):
+        kernel.check_outputs(out, (8, 64, 512), (8, 64), torch.device("cuda:0"))
 
 
 def test_launch_grid():
@@ -312,14 +384,31 @@ def test_bundled_variants_are_implementations(tmp_path):
     for name in ("a", "b"):
         (tmp_path / f"{name}.ptx").write_text("")
         (tmp_path / f"{name}.json").write_text("{}")
-    variants = (Variant("a", 64, 64, str(tmp_path / "a.ptx")),
-                Variant("b", 64, 64, str(tmp_path / "b.ptx")),
-                Variant("missing", 64, 64, str(tmp_path / "c.ptx")))
+    variants = (Variant("a", 576, 64, 64, str(tmp_path / "a.ptx")),
+                Variant("b", 576, 64, 64, str(tmp_path / "b.ptx")),
+                Variant("missing", 576, 64, 64, str(tmp_path / "c.ptx")))
     loaders, notes = bench.select_implementations(None, _options(), {}, variants)
     assert list(loaders) == ["triton_naive", "tle_a", "tle_b", "tle.sparse_mla_fwd"]
     assert isinstance(loaders["tle_a"](None), SparseMLA)
     loaders, _ = bench.select_implementations(None, _options(["a=x.ptx"]), {}, variants)
-    assert loaders["tle_a"](None).variants[0].path == "x.ptx"
+    assert loaders["tle_a"].__defaults__ == ("x.ptx",)
+
+
+def test_a_kernel_given_by_path_takes_its_own_d_qk(tmp_path):
+    """load() reads the columns of q from the kernel's metadata."""
+    try:
+        rt.library()
+    except (rt.LibraryNotFoundError, OSError) as error:
+        pytest.skip(f"libtle_runtime.so: {error}")
+    (tmp_path / "k.ptx").write_text("")
+    memref = {"kind": "memref", "type": "memref<?x?x?x512xbf16, strided<[?, ?, ?, 1]>>",
+              "name": "q", "element_type": "bf16", "sizes": [-1, -1, -1, 512],
+              "layout": "strided", "strides": [-1, -1, -1, 1], "offset": 0}
+    (tmp_path / "k.json").write_text(json.dumps({"kernels": [{
+        "name": "k", "block": [384, 1, 1], "dynamic_shared_memory": 0,
+        "params": ["ptr", "ptr", "i64"] + ["i64"] * 8, "args": [memref]}]}))
+    f = kernel.load(str(tmp_path / "k.ptx"))
+    assert f.variants[0].d_qk == 512 and f.variants[0].path == str(tmp_path / "k.ptx")
 
 
 def test_an_explicit_tle_without_kernel_fails_clearly(monkeypatch):
@@ -373,3 +462,64 @@ def test_poisoned_outputs():
     assert out.shape == (8, 64, 512) and out.is_contiguous()
     assert maxl.shape == lse.shape == (8, 64) and maxl.data_ptr() != lse.data_ptr()
     assert all(torch.isnan(t.float()).all() for t in (out, maxl, lse))
+
+
+def test_serving_cases():
+    """The shapes of the issue: V4 on FlashMLA's MODEL1 cases with sinks,
+    V3.2 at 8, 16 and 32 heads run padded to 64."""
+    cases = {c.name: c for c in bench.SERVING_CASES}
+    assert cases["V4 h64 topk512"] == bench.ServingCase(
+        "V4 h64 topk512", 512, 64, 64, 512, (8192, 32768, 49152, 65536), True)
+    assert cases["V4 h128 topk1024"].skvs == (8192, 32768, 49152, 65536)
+    for heads in (8, 16, 32):
+        case = cases[f"V3.2 h{heads} topk2048"]
+        assert (case.d_qk, case.run_heads, case.topk, case.skvs, case.attn_sink) == (
+            576, 64, 2048, (8192, 65536, 131072), False)
+
+
+def test_a_padded_call():
+    """As an engine pads: q copied into zero heads, the sinks of the extra
+    heads -inf, the outputs cut back to the real heads."""
+    seen = {}
+
+    def kernel_call(q, kv, idx, sm_scale, attn_sink=None):
+        seen.update(q=q.clone(), sink=attn_sink)
+        heads = q.shape[1]
+        return (torch.ones(q.shape[0], heads, 512), torch.zeros(q.shape[0], heads),
+                torch.zeros(q.shape[0], heads))
+
+    q = torch.ones(4, 16, 576, dtype=torch.bfloat16)
+    sink = torch.arange(16.0)
+    call = bench.padded(kernel_call, q, sink, 64)
+    out, max_logits, lse = call(q, None, None, 0.5)
+    assert seen["q"].shape == (4, 64, 576)
+    assert bool((seen["q"][:, :16] == 1).all()) and bool((seen["q"][:, 16:] == 0).all())
+    assert torch.equal(seen["sink"][:16], sink) and bool(torch.isinf(seen["sink"][16:]).all())
+    assert out.shape == (4, 16, 512) and lse.shape == (4, 16)
+    assert bench.padded(kernel_call, torch.ones(4, 64, 576), None, 64) is kernel_call
+
+
+def test_which_kernels_take_a_shape():
+    """A compiled kernel runs only its own d_qk (the default mode leaves
+    the others out, --serving skips them per case); peers run all."""
+    by_path = SparseMLA([Variant("k512", 512, 64, 64, "k.ptx")])
+    assert bench.takes(by_path, 64, 512, 512) and not bench.takes(by_path, 64, 2048, 576)
+    assert not bench.takes(by_path, 32, 512, 512)
+    assert bench.takes(lambda *args: None, 64, 2048, 576)
+
+
+SERVING = [{"case": "V4 h64 topk512", "skv": 8192, "impl": "flashmla", "tflops": 400.0,
+            "gather_tbps": 3.0},
+           {"case": "V4 h64 topk512", "skv": 8192, "impl": "tle.sparse_mla_fwd",
+            "tflops": 440.0, "gather_tbps": 3.3},
+           {"case": "V3.2 h16 topk2048", "skv": 65536, "impl": "flashmla",
+            "tflops": 122.0, "gather_tbps": 4.0}]
+
+
+def test_serving_table(capsys):
+    bench.print_serving_table(SERVING, ["flashmla", "tle.sparse_mla_fwd", "tle_x"])
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == ("| case | SKV | flashmla TFLOPS (TB/s) | tle.sparse_mla_fwd TFLOPS "
+                        "(TB/s) | tle.sparse_mla_fwd/flashmla |")
+    assert lines[2] == "| V4 h64 topk512 | 8192 | 400.0 (3.00) | 440.0 (3.30) | 1.10 |"
+    assert lines[3] == "| V3.2 h16 topk2048 | 65536 | 122.0 (4.00) | - | - |"

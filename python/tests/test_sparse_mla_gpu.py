@@ -4,6 +4,7 @@ as a PyTorch op (the variant it picks, streams and devices, CUDA graphs,
 torch.compile, the CPU cost of a call). Needs CUDA and the package's
 bundled kernels (the wheel that `ninja -C build tle-wheel` builds)."""
 
+import json
 import math
 
 import pytest
@@ -52,8 +53,15 @@ def _rows(idx, s_q, s_kv):
     return rows
 
 
+def _inputs(fn, *args, **kw):
+    """make_inputs for the d_qk that `fn`'s variant takes (576 for the
+    public call)."""
+    d_qk = fn.variants[0].d_qk if isinstance(fn, SparseMLA) else 576
+    return make_inputs(*args, d_qk=d_qk, **kw)
+
+
 def _run(fn, s_q, s_kv, h, topk, scale, **kw):
-    q, kv, idx = make_inputs(s_q, s_kv, h, topk, **kw)
+    q, kv, idx = _inputs(fn, s_q, s_kv, h, topk, **kw)
     res = check(fn, q, kv, idx, scale, _rows(idx, s_q, s_kv))
     assert res["ok"], res
     return res
@@ -86,9 +94,11 @@ def test_short_causal_range(tle_fn):
 
 
 def test_duplicated_ids_and_padded_q(tle_fn):
-    q, kv, idx = make_inputs(64, 4096, 128, 512, invalid_frac=0.1, seed=5)
+    q, kv, idx = _inputs(tle_fn, 64, 4096, 128, 512, invalid_frac=0.1, seed=5)
     idx[:, :, 256:] = idx[:, :, :256]     # every id twice
-    padded = torch.zeros(64, 128, 640, dtype=torch.bfloat16, device="cuda")[..., :576]
+    d_qk = q.shape[-1]
+    padded = torch.zeros(64, 128, d_qk + 64, dtype=torch.bfloat16,
+                         device="cuda")[..., :d_qk]
     padded.copy_(q)
     res = check(tle_fn, padded, kv, idx, 0.5, torch.arange(64, device="cuda"))
     assert res["ok"], res
@@ -96,7 +106,7 @@ def test_duplicated_ids_and_padded_q(tle_fn):
 
 def test_every_row_written(tle_fn):
     """No NaN left of the poisoned outputs, also in rows check() skips."""
-    q, kv, idx = make_inputs(256, 1024, 128, 256, invalid_frac=0.25, empty_frac=0.1)
+    q, kv, idx = _inputs(tle_fn, 256, 1024, 128, 256, invalid_frac=0.25, empty_frac=0.1)
     outputs = bench.poisoned_outputs(q)
     tle_fn(q, kv, idx, 0.5, out=outputs)
     torch.cuda.synchronize()
@@ -105,7 +115,7 @@ def test_every_row_written(tle_fn):
 
 
 def test_batched(tle_fn):
-    inputs = [make_inputs(64, 256, 64, 128, invalid_frac=0.1, seed=s) for s in (1, 2)]
+    inputs = [_inputs(tle_fn, 64, 256, 64, 128, invalid_frac=0.1, seed=s) for s in (1, 2)]
     q, kv, idx = (torch.stack(parts) for parts in zip(*inputs))
     outputs = tle_fn(q, kv, idx, 0.5)
     assert outputs[0].shape == (2, 64, 64, 512) and outputs[2].shape == (2, 64, 64)
@@ -126,7 +136,7 @@ def test_attn_sink_and_topk_length(tle_fn):
     changes nothing, +inf that zeroes the row) and lengths from 0 to past
     topk, topk itself and odd ones included, against the reference."""
     s_q, s_kv, h, topk = 64, 512, 64, 256
-    q, kv, idx = make_inputs(s_q, s_kv, h, topk, invalid_frac=0.1)
+    q, kv, idx = _inputs(tle_fn, s_q, s_kv, h, topk, invalid_frac=0.1)
     g = torch.Generator(device="cuda").manual_seed(7)
     sink = torch.randn(h, device="cuda", generator=g)
     sink[0], sink[1] = float("-inf"), float("inf")
@@ -147,13 +157,59 @@ def test_attn_sink_and_topk_length(tle_fn):
     assert bool((out[0] == 0).all())      # length 0: no valid index
 
 
+def test_kv_and_indices_as_views(tle_fn):
+    """kv as rows of a larger cache and indices as rows of a larger
+    buffer (FlashMLA's own test makes every input so): the same results as
+    from contiguous copies."""
+    q, kv, idx = _inputs(tle_fn, 128, 2048, 128, 256, invalid_frac=0.1, seed=31)
+    d_qk = q.shape[-1]
+    cache = torch.randn(2048 + 1, 2, d_qk + 128, device="cuda").to(torch.bfloat16)
+    kv_view = cache[:2048, :1, :d_qk]
+    kv_view.copy_(kv)
+    ids = torch.full((128 + 1, 2, 256 + 128), -7, dtype=torch.int32, device="cuda")
+    idx_view = ids[:128, 1:2, :256]
+    idx_view.copy_(idx)
+    q_view = torch.zeros(128 + 1, 128 + 1, d_qk + 128, dtype=torch.bfloat16,
+                         device="cuda")[:128, :128, :d_qk]
+    q_view.copy_(q)
+    expected = tle_fn(q, kv, idx, 0.5)
+    got = tle_fn(q_view, kv_view, idx_view, 0.5)
+    torch.cuda.synchronize()
+    for e, g in zip(expected, got):
+        assert torch.equal(e, g)
+
+
+def test_given_outputs(tle_fn):
+    """out= writes the tensors given, batched too, and returns them."""
+    q, kv, idx = _inputs(tle_fn, 128, 1024, 128, 256, invalid_frac=0.1, seed=32)
+    expected = tle_fn(q, kv, idx, 0.5)
+    given = bench.poisoned_outputs(q)
+    got = tle_fn(q, kv, idx, 0.5, out=given)
+    torch.cuda.synchronize()
+    assert all(g is t for g, t in zip(got, given))
+    for e, g in zip(expected, given):
+        assert torch.equal(e, g)
+
+
 def test_the_public_call_picks_the_fastest_variant(fwd):
-    q, kv, idx = make_inputs(128, 1024, 128, 256, invalid_frac=0.1)
-    assert SparseMLA().variant_for(q, kv, idx) == VARIANTS[0]
-    res = check(fwd, q, kv, idx, 0.5, torch.arange(128, device="cuda"))
-    assert res["ok"], res
-    expected = SparseMLA([VARIANTS[0]])(q, kv, idx, 0.5)
-    for e, g in zip(expected, fwd(q, kv, idx, 0.5)):
+    for d_qk in (576, 512):
+        q, kv, idx = make_inputs(128, 1024, 128, 256, d_qk=d_qk, invalid_frac=0.1)
+        picked = SparseMLA().variant_for(q, kv, idx)
+        assert picked == next(v for v in VARIANTS if v.d_qk == d_qk)
+        res = check(fwd, q, kv, idx, 0.5, torch.arange(128, device="cuda"))
+        assert res["ok"], res
+        expected = SparseMLA([picked])(q, kv, idx, 0.5)
+        for e, g in zip(expected, fwd(q, kv, idx, 0.5)):
+            assert torch.equal(e, g)
+
+
+def test_the_public_call_writes_given_outputs(fwd):
+    q, kv, idx = make_inputs(64, 512, 64, 128, invalid_frac=0.1, seed=33)
+    expected = fwd(q, kv, idx, 0.5)
+    given = bench.poisoned_outputs(q)
+    assert fwd(q, kv, idx, 0.5, out=given) is given
+    torch.cuda.synchronize()
+    for e, g in zip(expected, given):
         assert torch.equal(e, g)
 
 
@@ -161,16 +217,20 @@ def test_clear_errors_on_the_gpu(fwd):
     q, kv, idx = make_inputs(64, 256, 64, 128)
     with pytest.raises(ValueError, match=r"no kernel takes 96 heads"):
         fwd(q[:, :32].repeat(1, 3, 1), kv, idx, 0.5)
-    with pytest.raises(ValueError, match="d_v = 512, not 576 and 256"):
+    with pytest.raises(ValueError, match="d_v = 512, not 256"):
         fwd(q, kv, idx, 0.5, d_v=256)
     with pytest.raises(ValueError, match="kv is on cpu, q on cuda:0"):
         fwd(q, kv.cpu(), idx, 0.5)
     with pytest.raises(TypeError, match="sm_scale must be a Python float"):
         fwd(q, kv, idx, torch.tensor(0.5))
-    strided_kv = torch.cat([kv, kv], 2)[:, :, :576]
-    with pytest.raises(tle.runtime.TleError, match=r"argument 1 .*identity "
-                                                   r"\(contiguous\) layout"):
-        fwd(q, strided_kv, idx, 0.5)
+    with pytest.raises(TypeError, match="attn_sink must be torch.float32, not torch.float64"):
+        fwd(q, kv, idx, 0.5, attn_sink=torch.zeros(64, dtype=torch.float64, device="cuda"))
+    odd_rows = torch.cat([kv, kv[..., :8]], 2)[..., :576]     # rows 1168 bytes apart
+    with pytest.raises(ValueError, match=r"kv's stride in dimension 0 \(584 elements\)"):
+        fwd(q, odd_rows, idx, 0.5)
+    out = bench.poisoned_outputs(q)
+    with pytest.raises(ValueError, match="lse is on cpu, q on cuda:0"):
+        fwd(q, kv, idx, 0.5, out=(out[0], out[1], out[2].cpu()))
 
 
 def test_on_a_side_stream(fwd):
@@ -242,6 +302,8 @@ def test_the_operator(fwd):
                           (q, kv, idx, 0.5, 512, None, None))
     torch.library.opcheck(torch.ops.tle.sparse_mla_fwd.default,
                           (q, kv, idx, 0.5, 512, sink, None))
+    torch.library.opcheck(torch.ops.tle.sparse_mla_fwd_out.default,
+                          (q, kv, idx, 0.5, 512, sink, None) + bench.poisoned_outputs(q))
 
 
 @pytest.mark.parametrize("mode", [None, "reduce-overhead"])
@@ -261,6 +323,22 @@ def test_torch_compile(fwd, mode):
     torch.cuda.synchronize()
     for e, g in zip(expected, got):
         assert torch.equal(e, g)
+
+
+def test_torch_compile_with_given_outputs(fwd):
+    """out= under torch.compile: the operator that writes its outputs."""
+    _needs_custom_op()
+    q, kv, idx = make_inputs(128, 1024, 128, 256, invalid_frac=0.1, seed=22)
+
+    def attention(q, kv, idx, out):
+        fwd(q, kv, idx, 0.5, out=out)
+        return out[0].float() * 2
+
+    expected = fwd(q, kv, idx, 0.5)[0].float() * 2
+    out = bench.poisoned_outputs(q)
+    got = torch.compile(attention, fullgraph=True)(q, kv, idx, out)
+    torch.cuda.synchronize()
+    assert torch.equal(expected, got)
 
 
 def test_a_second_gpu(fwd):
@@ -299,7 +377,7 @@ def test_bench_end_to_end(tmp_path, capsys):
     if not all(v.is_bundled() for v in VARIANTS):
         pytest.skip(NOT_BUNDLED.format(", ".join(v.name for v in VARIANTS)))
     report, png = tmp_path / "r.json", tmp_path / "r.png"
-    impls = ",".join(["triton_naive"] + [f"tle_{v.name}" for v in VARIANTS]
+    impls = ",".join(["triton_naive"] + [f"tle_{v.name}" for v in VARIANTS if v.d_qk == 576]
                      + ["tle.sparse_mla_fwd"])
     code = bench.main(["--skv", "1024,2048", "--sq", "256", "--heads", "64",
                        "--topk", "128", "--check", "--impl", impls,
@@ -314,3 +392,24 @@ def test_bench_end_to_end(tmp_path, capsys):
                        "--rounds", "2"])
     out = capsys.readouterr().out
     assert code == 0 and "| tle.sparse_mla_fwd |" in out, out
+    v4 = ",".join([f"tle_{v.name}" for v in VARIANTS if v.d_qk == 512]
+                  + ["tle.sparse_mla_fwd"])
+    code = bench.main(["--d-qk", "512", "--skv", "1024", "--sq", "256", "--heads", "64",
+                       "--topk", "128", "--check", "--impl", v4, "--warmup", "5",
+                       "--rep", "20", "--rounds", "1"])
+    out = capsys.readouterr().out
+    assert code == 0 and "| SKV | " + " | ".join(v4.split(",")) + " |" in out, out
+
+
+def test_bench_serving_end_to_end(tmp_path, capsys):
+    """--serving on every shape of SERVING_CASES (few tokens), checked."""
+    pytest.importorskip("triton")
+    report = tmp_path / "serving.json"
+    code = bench.main(["--serving", "--sq", "64", "--check", "--check-rows", "32",
+                       "--impl", "tle.sparse_mla_fwd", "--warmup", "5", "--rep", "20",
+                       "--rounds", "1", "--json", str(report)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "| V3.2 h16 topk2048 | 131072 |" in out and "| V4 h128 topk1024 | 49152 |" in out
+    results = json.loads(report.read_text())["results"]
+    assert len(results) == sum(len(c.skvs) for c in bench.SERVING_CASES)

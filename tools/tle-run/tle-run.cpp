@@ -2,8 +2,9 @@
 //
 // tle-run KERNEL(.mlir|.ptx|.cubin) --problem NAME [options]; see
 // docs/Runtime.md. Everything that can be checked without a GPU (options,
-// problem, shape, kernel file, metadata, compilation, the kernel's
-// arguments against the problem's) is checked before the device is opened,
+// the --json file, problem, shape, kernel file, metadata, compilation, the
+// kernel's arguments against the problem's) is checked before the device
+// is opened,
 // so that those errors show on any machine.
 //
 // Exit codes are the runtime's tle_rt_status: 0 ok, 1 check failed or any
@@ -20,7 +21,9 @@
 #include "Compile.h"
 #endif
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 using namespace tle;
@@ -217,6 +220,20 @@ static Status writeJSON(const std::string &path, const Report &report) {
   return ok ? Status::ok() : Status::error("cannot write '" + path + "'");
 }
 
+/// Fails unless `path` can be written, leaving no file behind that was not
+/// there: a run may take minutes on the GPU before it writes the JSON.
+static Status checkWritable(const std::string &path) {
+  bool existed = access(path.c_str(), F_OK) == 0;
+  FILE *file = std::fopen(path.c_str(), "a");
+  if (!file)
+    return Status::error("cannot write '" + path +
+                         "': " + std::strerror(errno));
+  std::fclose(file);
+  if (!existed)
+    std::remove(path.c_str());
+  return Status::ok();
+}
+
 static void fillReport(const Session &session, Report &report) {
   report.kernel = session.kernel;
   report.kernelFile = session.options.kernelPath;
@@ -274,6 +291,9 @@ static int probe(const Options &options) {
 }
 
 static int runKernel(const Options &options) {
+  if (!options.jsonPath.empty())
+    if (Status s = checkWritable(options.jsonPath); !s)
+      return fail(s.message);
   std::unique_ptr<Problem> problem = problems::createProblem(options.problem);
   if (!problem)
     return fail("unknown problem '" + options.problem + "' (known problems: " +

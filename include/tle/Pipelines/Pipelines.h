@@ -3,6 +3,8 @@
 #ifndef TLE_PIPELINES_PIPELINES_H
 #define TLE_PIPELINES_PIPELINES_H
 
+#include <string>
+
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
@@ -17,10 +19,12 @@ struct TLEToLLVMOptions {
   bool verifyPipes = true;
   /// Makes tle-verify-pipes report what it cannot prove as errors.
   bool strictPipes = false;
+  /// The readers' fence for cp.async data (tle-place-proxy-fences' form).
+  std::string proxyFenceForm = "bidirectional";
 };
 
 /// The protocol check, the barriers and their counts, the slots and
-/// parities (`tle-derive-sync`).
+/// parities, the readers' proxy fences (`tle-derive-sync`).
 void buildDeriveSyncPipeline(OpPassManager &pm,
                              const TLEToLLVMOptions &options = {});
 

@@ -6,13 +6,18 @@
 // launch facts a runtime needs (block size, dynamic shared memory, parameter
 // types) are collected as JSON next to it.
 //
-// Chip and PTX ISA version. The default target is `sm_90a` with `+ptx80`,
-// i.e. PTX ISA 8.0. LLVM 22's NVPTX backend knows PTX 3.2 up to 9.0
+// Chip and PTX ISA version. The default target is `sm_90a` with `+ptx86`,
+// i.e. PTX ISA 8.6. LLVM 22's NVPTX backend knows PTX 3.2 up to 9.0
 // (`+ptx32` .. `+ptx90`); `sm_90a` needs at least 8.0 (LLVM refuses lower
-// versions for it), and 8.0 is also the first version with every Hopper
-// instruction TLE emits (setmaxnreg, mbarrier expect-tx, cp.async.bulk,
-// wgmma). The lowest version that works is the one that the most drivers
-// and ptxas releases accept (CUDA 12.0 and later), so that is the default.
+// versions for it), the first version with the Hopper instructions TLE
+// emits (setmaxnreg, mbarrier expect-tx, cp.async.bulk, wgmma). 8.6 adds
+// the one-directional proxy fence `fence.proxy.async::generic.acquire`
+// that the readers of cp.async data issue before the tensor cores read it
+// (tle-place-proxy-fences): sound by the ISA, and free in SASS where the
+// bidirectional fence costs a memory barrier (docs/SyncDerivation.md). So
+// the default is 8.6, which ptxas and drivers accept from CUDA 12.8 on;
+// `+ptx80` still translates a kernel built with
+// `--tle-to-llvm=proxy-fence-form=bidirectional`.
 // `sm_90a`, not `sm_90`: setmaxnreg and wgmma exist only on the
 // architecture-specific target.
 //
@@ -37,11 +42,12 @@ namespace tle {
 /// instructions.
 constexpr llvm::StringLiteral kDefaultChip = "sm_90a";
 
-/// The default NVPTX features: PTX ISA 8.0, the lowest that allows sm_90a.
-constexpr llvm::StringLiteral kDefaultFeatures = "+ptx80";
+/// The default NVPTX features: PTX ISA 8.6, the first with the readers'
+/// one-directional proxy fence.
+constexpr llvm::StringLiteral kDefaultFeatures = "+ptx86";
 
 /// The PTX ISA version that kDefaultFeatures selects.
-constexpr llvm::StringLiteral kDefaultPTXVersion = "8.0";
+constexpr llvm::StringLiteral kDefaultPTXVersion = "8.6";
 
 /// Adds the dialects a kernel module is made of (builtin, LLVM, NVVM) and
 /// their translations to LLVM IR.

@@ -2,11 +2,12 @@
 SKV, or measure the CPU cost of one call (--launch-cost).
 
     python -m tle.bench.sparse_mla [--skv 8192,32768,...] [--impl a,b]
-        [--tle-kernel [NAME=]K.ptx ...] [--flashmla-peer DIR]
+        [--d-qk 576|512] [--tle-kernel [NAME=]K.ptx ...] [--flashmla-peer DIR]
         [--order score|sorted] [--rounds N] [--check] [--json F] [--plot F]
-        [--launch-cost [--calls N]]
+        [--launch-cost [--calls N]] [--serving]
 
-B=1, SQ=4096, H=128, topk=2048. TFLOPS = 2*B*SQ*H*topk*(576+512) / time.
+B=1, SQ=4096, H=128, topk=2048, d_qk 576 (--d-qk 512: DeepSeek V4).
+TFLOPS = 2*B*SQ*H*topk*(d_qk+512) / time.
 Every implementation is timed in this process the same way, by tle.bench:
 do_bench's median of calls that allocate the outputs and launch on
 PyTorch's current stream, in --rounds interleaved rounds, each starting one
@@ -28,6 +29,15 @@ absent.
 --launch-cost measures, instead of TFLOPS, the CPU time of one call of
 each implementation at the first SKV (tle.bench.cpu_us: perf_counter over
 --calls calls back to back; the median of --rounds interleaved rounds).
+
+--serving times instead the shapes DeepSeek's serving engines run
+(SERVING_CASES: V4's d_qk 512 on FlashMLA's MODEL1 cases with attn_sink;
+8, 16 and 32 heads of V3.2, which every kernel runs padded to 64 heads,
+as the engines pad q), FlashMLA against tle.sparse_mla_fwd and the
+kernels --tle-kernel names (each where it takes the shape). TFLOPS count
+the useful work, the real heads only; the gather rate is the bytes of KV
+rows the CTAs copy (each CTA its token's topk rows of d_qk columns) over
+the time.
 """
 
 import argparse
@@ -38,12 +48,13 @@ import math
 import os
 import statistics
 import sys
+from typing import NamedTuple, Tuple
 
 import torch
 
 from . import cpu_us, do_bench_ms, interleaved
 from .. import runtime as rt
-from ..sparse_mla import D_QK, D_V, VARIANTS
+from ..sparse_mla import D_QK, D_V, VARIANTS, choose
 from ..sparse_mla.inputs import ORDERS, make_inputs
 from ..sparse_mla.kernel import SparseMLA, load
 from ..sparse_mla.reference import sparse_mla_reference
@@ -83,8 +94,8 @@ def _flashmla_impl(options):
     finally:
         sys.path.remove(where)
 
-    def flashmla(q, kv, indices, sm_scale):
-        return peer.sparse_fwd(q, kv, indices, sm_scale, D_V, None, None)
+    def flashmla(q, kv, indices, sm_scale, attn_sink=None):
+        return peer.sparse_fwd(q, kv, indices, sm_scale, D_V, attn_sink, None)
     return flashmla
 
 
@@ -125,8 +136,8 @@ IMPLEMENTATIONS = {
 BASELINES = ("flashmla", "triton_naive")
 
 
-def flops(s_q, h_q, topk, b=1):
-    return 2 * b * s_q * h_q * topk * (D_QK + D_V)
+def flops(s_q, h_q, topk, b=1, d_qk=D_QK):
+    return 2 * b * s_q * h_q * topk * (d_qk + D_V)
 
 
 def cos_diff(x, y):
@@ -168,15 +179,16 @@ def poisoned_outputs(q, d_v=D_V):
     return out, stats, stats.clone()
 
 
-def check(fn, q, kv, idx, sm_scale, rows):
+def check(fn, q, kv, idx, sm_scale, rows, attn_sink=None):
     """Runs fn on the whole input and compares the sampled rows with the
     fp32 reference (computed on those rows only)."""
+    given = {} if attn_sink is None else {"attn_sink": attn_sink}
     if getattr(fn, "takes_outputs", False):
-        out, maxl, lse = fn(q, kv, idx, sm_scale, out=poisoned_outputs(q))
-    else:
-        out, maxl, lse = fn(q, kv, idx, sm_scale)
+        given["out"] = poisoned_outputs(q)
+    out, maxl, lse = fn(q, kv, idx, sm_scale, **given)
     torch.cuda.synchronize()
-    r_out, r_maxl, r_lse = sparse_mla_reference(q[rows], kv, idx[rows], sm_scale)
+    r_out, r_maxl, r_lse = sparse_mla_reference(q[rows], kv, idx[rows], sm_scale,
+                                                attn_sink=attn_sink)
     res = {
         "out": _compare("out", out[rows], r_out, OUT_ATOL, OUT_RTOL),
         "lse": _compare("lse", lse[rows], r_lse, STAT_ATOL, STAT_RTOL),
@@ -199,7 +211,7 @@ def check_inputs(fn, options, skv, q, kv, idx, sm_scale):
     rows = torch.randperm(options.sq, generator=g)[:options.check_rows].cuda()
     clean = check(fn, q, kv, idx, sm_scale, rows)
     qb, kvb, idxb = make_inputs(options.sq, skv, options.heads, options.topk,
-                                invalid_frac=0.25, empty_frac=0.02,
+                                d_qk=options.d_qk, invalid_frac=0.25, empty_frac=0.02,
                                 noncontiguous_q=True, seed=skv + 1,
                                 order=options.order)
     empty = ((idxb[:, 0] < 0) | (idxb[:, 0] >= skv)).all(1).nonzero()[:, 0]
@@ -359,6 +371,10 @@ def parse_args(argv):
                     help="measure the CPU time of one call instead of TFLOPS")
     ap.add_argument("--calls", type=int, default=100,
                     help="calls per round of --launch-cost")
+    ap.add_argument("--d-qk", type=int, choices=(576, 512), default=D_QK,
+                    help="q and kv columns: 576 (V3.2) or 512 (V4)")
+    ap.add_argument("--serving", action="store_true",
+                    help="time the serving shapes (SERVING_CASES) instead")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     return ap.parse_args(argv)
@@ -372,26 +388,50 @@ def main(argv=None):
     skvs = [int(x) for x in a.skv.split(",")]
     try:
         loaders, notes = select_implementations(a.impl, a)
+        if a.serving and not a.impl:
+            loaders = {n: f for n, f in loaders.items()
+                       if n in SERVING_PEERS or n in _tle_kernels(a)}
         for note in notes:
             print(note, file=sys.stderr)
         impls = {n: load_impl(a) for n, load_impl in loaders.items()}
+        if not a.serving:
+            for name in [n for n, f in impls.items()
+                         if not takes(f, a.heads, a.topk, a.d_qk)]:
+                print(f"note: '{name}' left out: it does not take {a.heads} heads, "
+                      f"topk {a.topk} and d_qk {a.d_qk}", file=sys.stderr)
+                del impls[name]
     except (ValueError, OSError, ImportError) as e:
         print(f"error: {e}", file=sys.stderr)
         return rt.ERROR
-    sm_scale = 1.0 / math.sqrt(D_QK)
-    fl = flops(a.sq, a.heads, a.topk)
+    sm_scale = 1.0 / math.sqrt(a.d_qk)
+    fl = flops(a.sq, a.heads, a.topk, d_qk=a.d_qk)
     report = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
               "device": torch.cuda.get_device_name(),
               "torch": torch.__version__,
               "command": " ".join(sys.argv),
               "shape": {"B": 1, "SQ": a.sq, "H": a.heads, "topk": a.topk,
-                        "DQK": D_QK, "DV": D_V},
+                        "DQK": a.d_qk, "DV": D_V},
               "sm_scale": sm_scale, "flops": fl,
               "index_distribution": f"distinct causal, {a.order} order: token t "
                                     "at SKV-SQ+t draws topk ids from [0, SKV-SQ+t]",
               "results": []}
+    if a.serving:
+        del report["shape"], report["sm_scale"], report["flops"]
+        report["timing"] = (f"tle.bench: triton.testing.do_bench median, warmup "
+                            f"{a.warmup} ms, rep {a.rep} ms, median of {a.rounds} "
+                            f"interleaved rounds; each call allocates its outputs "
+                            f"and, for a padded case, copies q into a zeroed "
+                            f"workspace of the padded heads")
+        ok = run_serving(impls, a, report)
+        if a.json:
+            write_json(report, a.json)
+        if not ok:
+            print("CHECK FAILED", file=sys.stderr)
+            return rt.ERROR
+        return rt.OK
     if a.launch_cost:
-        inputs = make_inputs(a.sq, skvs[0], a.heads, a.topk, seed=skvs[0], order=a.order)
+        inputs = make_inputs(a.sq, skvs[0], a.heads, a.topk, d_qk=a.d_qk, seed=skvs[0],
+                             order=a.order)
         rounds = launch_cost(impls, inputs, sm_scale, a.calls, a.rounds)
         report["timing"] = (f"tle.bench.cpu_us: perf_counter over {a.calls} calls "
                             f"back to back at SKV {skvs[0]}, median of {a.rounds} "
@@ -425,7 +465,8 @@ def run_tflops(impls, a, skvs, sm_scale, report):
     fl = report["flops"]
     all_ok = True
     for skv in skvs:
-        q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, seed=skv, order=a.order)
+        q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, d_qk=a.d_qk, seed=skv,
+                                 order=a.order)
         if skv == skvs[0]:
             report["tle_kernels"] = {n: kernel_report(f, q, kv, idx)
                                      for n, f in impls.items() if n.startswith("tle")}
@@ -455,6 +496,142 @@ def run_tflops(impls, a, skvs, sm_scale, report):
              f"SparseMLA prefill, {report['device']}, {a.order}-order ids\n"
              f"B=1 SQ={a.sq} H={a.heads} topk={a.topk}")
     return not a.check or all_ok
+
+
+
+class ServingCase(NamedTuple):
+    """A serving shape: `heads` real heads, run as `run_heads` (q padded
+    with zero heads where the kernels take no fewer), at each of `skvs`."""
+    name: str
+    d_qk: int
+    heads: int
+    run_heads: int
+    topk: int
+    skvs: Tuple[int, ...]
+    attn_sink: bool
+
+
+# The shapes DeepSeek's serving engines run on Hopper (SERVING.md): V4's
+# d_qk 512 on FlashMLA's own MODEL1 performance cases (with attn_sink), and
+# V3.2 at tensor parallelism 16, 8 and 4 over 128 heads.
+SERVING_CASES = (
+    ServingCase("V4 h64 topk512", 512, 64, 64, 512, (8192, 32768, 49152, 65536), True),
+    ServingCase("V4 h128 topk1024", 512, 128, 128, 1024, (8192, 32768, 49152, 65536),
+                True),
+    ServingCase("V3.2 h32 topk2048", 576, 32, 64, 2048, (8192, 65536, 131072), False),
+    ServingCase("V3.2 h16 topk2048", 576, 16, 64, 2048, (8192, 65536, 131072), False),
+    ServingCase("V3.2 h8 topk2048", 576, 8, 64, 2048, (8192, 65536, 131072), False),
+)
+# What --serving times by default, beside the kernels --tle-kernel names.
+SERVING_PEERS = ("flashmla", PUBLIC)
+
+
+def padded(fn, q, attn_sink, run_heads):
+    """`fn` as an engine calls it with fewer heads than it takes: each
+    call copies q into a zeroed workspace of `run_heads` heads (sinks of
+    the extra heads -inf) and returns views of the real heads' outputs."""
+    heads = q.shape[1]
+    if heads == run_heads:
+        return fn
+    work = q.new_zeros(q.shape[0], run_heads, q.shape[2])
+    sink = None
+    if attn_sink is not None:
+        sink = torch.full((run_heads,), float("-inf"), device=q.device)
+        sink[:heads] = attn_sink
+
+    # attn_sink: the real heads' sinks, those the wrapper was made with.
+    def call(q, kv, indices, sm_scale, attn_sink=None):
+        work[:, :heads].copy_(q)
+        given = {} if sink is None else {"attn_sink": sink}
+        return tuple(t[:, :heads] for t in fn(work, kv, indices, sm_scale, **given))
+    return call
+
+
+def takes(fn, heads, topk, d_qk):
+    """Whether `fn` runs the shape: a compiled kernel (a bundled variant,
+    one named by path) only its own d_qk and head counts; the peers and
+    the public call all."""
+    if not isinstance(fn, SparseMLA):
+        return True
+    try:
+        choose(heads, topk, d_qk, fn.variants)
+    except ValueError:
+        return False
+    return True
+
+
+def serving_inputs(case, a, skv):
+    """The inputs of a case at `skv`, and the sinks (seeded, finite)."""
+    q, kv, idx = make_inputs(a.sq, skv, case.heads, case.topk, d_qk=case.d_qk,
+                             seed=skv + case.heads, order=a.order)
+    sink = None
+    if case.attn_sink:
+        g = torch.Generator(device="cuda").manual_seed(case.heads)
+        sink = torch.randn(case.heads, device="cuda", generator=g)
+    return q, kv, idx, sink
+
+
+def run_serving(impls, a, report):
+    """Times (and with --check, checks) every implementation on every
+    serving case into `report` and prints the table; whether every check
+    passed."""
+    all_ok = True
+    for case in SERVING_CASES:
+        sm_scale = 1.0 / math.sqrt(case.d_qk)
+        for skv in case.skvs:
+            q, kv, idx, sink = serving_inputs(case, a, skv)
+            calls, entries = {}, {}
+            for name, fn in impls.items():
+                if not takes(fn, case.run_heads, case.topk, case.d_qk):
+                    continue
+                run = padded(fn, q, sink, case.run_heads)
+                given = {} if sink is None else {"attn_sink": sink}
+                calls[name] = functools.partial(run, q, kv, idx, sm_scale, **given)
+                entries[name] = {"case": case.name, "d_qk": case.d_qk,
+                                 "heads": case.heads, "run_heads": case.run_heads,
+                                 "topk": case.topk, "attn_sink": case.attn_sink,
+                                 "skv": skv, "impl": name}
+                if a.check:
+                    rows = torch.randperm(a.sq, device="cuda")[:a.check_rows]
+                    entries[name]["check"] = check(run, q, kv, idx, sm_scale, rows, sink)
+                    all_ok &= entries[name]["check"]["ok"]
+            rounds = interleaved(calls, lambda f: do_bench_ms(f, a.warmup, a.rep),
+                                 a.rounds)
+            useful = flops(a.sq, case.heads, case.topk, d_qk=case.d_qk)
+            gathered = a.sq * -(-case.run_heads // 64) * case.topk * case.d_qk * 2
+            for name, entry in entries.items():
+                ms = statistics.median(rounds[name])
+                entry.update(rounds_ms=rounds[name], ms=ms,
+                             tflops=useful / (ms * 1e-3) / 1e12,
+                             gather_tbps=gathered / (ms * 1e-3) / 1e12)
+                report["results"].append(entry)
+                line = (f"{case.name:>18} skv={skv:>6} {name:>18}: {ms:8.3f} ms "
+                        f"{entry['tflops']:7.1f} TFLOPS {entry['gather_tbps']:5.2f} TB/s")
+                if a.check:
+                    line += f" | check {'OK' if entry['check']['ok'] else 'FAIL'}"
+                print(line, flush=True)
+            del q, kv, idx, calls
+            torch.cuda.empty_cache()
+    print_serving_table(report["results"], list(impls))
+    return not a.check or all_ok
+
+
+def print_serving_table(results, names):
+    """A row per case and SKV: each implementation's useful TFLOPS and
+    gather rate, and each compiled kernel over FlashMLA."""
+    by = {(e["case"], e["skv"], e["impl"]): e for e in results}
+    names = [n for n in names if any(k[2] == n for k in by)]
+    ours = [n for n in names if n.startswith("tle") and "flashmla" in names]
+    print("\n| case | SKV | " + " | ".join(f"{n} TFLOPS (TB/s)" for n in names)
+          + "".join(f" | {n}/flashmla" for n in ours) + " |")
+    print("|---|---:|" + "---:|" * (len(names) + len(ours)))
+    for case, skv in dict.fromkeys((e["case"], e["skv"]) for e in results):
+        got = {n: by[(case, skv, n)] for n in names if (case, skv, n) in by}
+        cells = [f"{got[n]['tflops']:.1f} ({got[n]['gather_tbps']:.2f})" if n in got
+                 else "-" for n in names]
+        cells += [f"{got[n]['tflops'] / got['flashmla']['tflops']:.2f}"
+                  if n in got and "flashmla" in got else "-" for n in ours]
+        print(f"| {case} | {skv} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

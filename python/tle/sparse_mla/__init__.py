@@ -1,6 +1,7 @@
-"""DeepSeek V3.2 SparseMLA prefill on TLE's compiled kernels, with what
-checks and times them (FlashMLA's sparse prefill call: q [s_q, h_q, 576],
-kv [s_kv, 1, 576], indices [s_q, 1, topk]; docs/Python.md).
+"""DeepSeek's SparseMLA prefill (V3.2 and V4) on TLE's compiled kernels,
+with what checks and times them (FlashMLA's sparse prefill call: q [s_q,
+h_q, d_qk], kv [s_kv, 1, d_qk], indices [s_q, 1, topk], d_qk 576 or 512;
+docs/Python.md).
 
 - variants (re-exported here): the shipped kernels, fastest first, and the
   shapes each takes;
@@ -13,7 +14,8 @@ kv [s_kv, 1, 576], indices [s_q, 1, topk]; docs/Python.md).
 This module needs no torch; the others import it.
 """
 
-from .variants import D_QK, D_V, VARIANTS, KernelNotFoundError, Variant, choose, variant
+from .variants import (D_QK, D_QK_V4, D_V, VARIANTS, KernelNotFoundError, Variant,
+                       choose, variant)
 
-__all__ = ["D_QK", "D_V", "VARIANTS", "KernelNotFoundError", "Variant", "choose",
-           "variant"]
+__all__ = ["D_QK", "D_QK_V4", "D_V", "VARIANTS", "KernelNotFoundError", "Variant",
+           "choose", "variant"]

@@ -5,14 +5,17 @@ FlashMLA's shapes, launched through the runtime's launch plans.
     f = SparseMLA([variant("naive")])      # one variant
     out, max_logits, lse = f(q, kv, indices, sm_scale)
 
-q [s_q, h, 576] bf16, kv [s_kv, 1, 576] bf16 and indices [s_q, 1, topk]
-int32 give out [s_q, h, 512] bf16 and max_logits, lse [s_q, h] f32
-(natural-log units), allocated at every call; attn_sink [h] f32 and
-topk_length [s_q] int32 are FlashMLA's optional inputs. A leading batch
-dimension on q, kv and indices ([B, s_q, h, 576], ...; topk_length [B,
-s_q]) gives batched outputs. The kernels take 4-D views of these, never
-copies: q keeps its strides (its rows may be padded), kv and indices must
-be contiguous, and every address and stride is a multiple of 16 bytes.
+q [s_q, h, d_qk] bf16, kv [s_kv, 1, d_qk] bf16 and indices [s_q, 1, topk]
+int32 (d_qk 576 or 512) give out [s_q, h, 512] bf16 and max_logits, lse
+[s_q, h] f32 (natural-log units), allocated at every call unless `out`
+gives them; attn_sink [h] f32 and topk_length [s_q] int32 are FlashMLA's
+optional inputs. A leading batch dimension on q, kv and indices ([B, s_q,
+h, d_qk], ...; topk_length [B, s_q]) gives batched outputs. The kernels
+take 4-D views of these, never copies: q, kv and indices keep their
+strides (rows of a larger buffer, a view of a paged cache), the last
+dimension of each is contiguous, every other stride and every address
+is a multiple of 16 bytes; the outputs, attn_sink and topk_length are
+contiguous.
 
 A call's checks are made once per signature: the shapes, strides, dtypes
 and devices of its tensors, sm_scale, d_v and which optional inputs it
@@ -40,8 +43,9 @@ INT32_MAX = 2 ** 31 - 1
 # cp.async copies 16 bytes at a time.
 ALIGN_BYTES = 16
 # The kernels' arguments, in order (kernels/sparse_mla/naive.mlir): q [B,
-# SQ, H, 576], kv [B, SKV, 1, 576], indices [B, SQ, 1, topk], out [B, SQ,
-# H, 512], max_logits and lse [B, SQ, H], sm_scale, attn_sink [H],
+# SQ, H, d_qk], kv [B, SKV, 1, d_qk], indices [B, SQ, 1, topk] (each with
+# free strides but the last), out [B, SQ, H, 512], max_logits and lse [B,
+# SQ, H], sm_scale, attn_sink [H],
 # topk_length [B * SQ], and optionally out_map, a TMA descriptor of out
 # as [B * SQ * H, 512] for a kernel that writes its output with TMA
 # stores. The runtime checks the tensors of a plan against the kernel's
@@ -73,11 +77,11 @@ def _batched(tensor, batched):
 
 class Shape:
     """The sizes of a call: batch (1 when not batched), s_q, heads, s_kv,
-    topk, and whether the inputs carry the batch dimension."""
+    topk, d_qk, and whether the inputs carry the batch dimension."""
 
-    def __init__(self, batched, b, s_q, heads, s_kv, topk):
+    def __init__(self, batched, b, s_q, heads, s_kv, topk, d_qk=D_QK):
         self.batched, self.b, self.s_q = batched, b, s_q
-        self.heads, self.s_kv, self.topk = heads, s_kv, topk
+        self.heads, self.s_kv, self.topk, self.d_qk = heads, s_kv, topk, d_qk
 
     def outputs(self):
         """The shapes of out and of max_logits and lse."""
@@ -97,20 +101,34 @@ def launch_grid(shape, persistent, multiprocessors):
     return (shape.s_q * groups, shape.b, 1)
 
 
-def _check_optional(name, tensor, shape, dtype, expected):
-    if tensor is None:
-        return
-    if tuple(tensor.shape) != shape or tensor.dtype != dtype:
-        _fail(f"{name} must be {expected}, not {list(tensor.shape)} {tensor.dtype}")
+# The tensors whose addresses a launch passes, in the kernels' order.
+_ADDRESSED = ("q", "kv", "indices", "out", "max_logits", "lse")
+
+
+def _check_tensor(name, tensor, shape, dtype, expected, device=None):
+    """A tensor the kernels take contiguous: its shape (ValueError), dtype
+    (TypeError), device (with `device`, ValueError) and strides."""
+    if tuple(tensor.shape) != tuple(shape):
+        _fail(f"{name} must be {expected}, not {list(tensor.shape)}")
+    if tensor.dtype != dtype:
+        _fail(f"{name} must be {dtype}, not {tensor.dtype}", TypeError)
+    if device is not None and tensor.device != device:
+        _fail(f"{name} is on {tensor.device}, q on {device}")
     if not tensor.is_contiguous():
-        _fail(f"{name} must be contiguous")
+        _fail(f"{name} must be contiguous, not of strides {list(tensor.stride())}")
+
+
+def _check_optional(name, tensor, shape, dtype, expected):
+    if tensor is not None:
+        _check_tensor(name, tensor, shape, dtype, f"{expected} {dtype}")
 
 
 def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
     """The Shape of a call, or a ValueError (TypeError for a dtype) for what
     no kernel takes: ranks, sizes, dtypes, devices. It reads no data and no
     address, so that it checks fake tensors (torch.compile) as it checks
-    real ones."""
+    real ones; which d_qk, heads and topk a kernel takes is the variants'
+    rule (choose)."""
     ranks = (q.dim(), kv.dim(), indices.dim())
     if not ranks[0] == ranks[1] == ranks[2] or ranks[0] not in (3, 4):
         _fail(f"q, kv and indices must all be 3-D (FlashMLA's shapes) or all 4-D "
@@ -118,10 +136,11 @@ def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
     batched = ranks[0] == 4
     b, s_q, heads, d_qk = _batched(q, batched).shape
     kv_b, s_kv, kv_heads, kv_d = _batched(kv, batched).shape
-    if d_qk != D_QK or d_v != D_V:
-        _fail(f"the kernels take d_qk = {D_QK} and d_v = {D_V}, not {d_qk} and {d_v}")
-    if kv_b != b or kv_heads != 1 or kv_d != D_QK:
-        _fail(f"kv must be [s_kv, 1, {D_QK}] (with q's batch), not {list(kv.shape)}")
+    if d_v != D_V:
+        _fail(f"the kernels take d_v = {D_V}, not {d_v}")
+    if kv_b != b or kv_heads != 1 or kv_d != d_qk:
+        _fail(f"kv must be [s_kv, 1, {d_qk}] (q's d_qk, with q's batch), not "
+              f"{list(kv.shape)}")
     i_b, i_s_q, i_heads, topk = _batched(indices, batched).shape
     if (i_b, i_s_q, i_heads) != (b, s_q, 1):
         _fail(f"indices must be [s_q, 1, topk] with q's s_q = {s_q}, not "
@@ -132,10 +151,10 @@ def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
                                 ("indices", indices, _I32)):
         if tensor.dtype != dtype:
             _fail(f"{name} must be {dtype}, not {tensor.dtype}", TypeError)
-    _check_optional("attn_sink", attn_sink, (heads,), _F32, f"[{heads}] float32")
+    _check_optional("attn_sink", attn_sink, (heads,), _F32, f"[{heads}]")
     rows = (b, s_q) if batched else (s_q,)
     _check_optional("topk_length", topk_length, rows, _I32,
-                    f"{list(rows)} int32 (one length per query row)")
+                    f"{list(rows)} (one length per query row)")
     device = q.device
     if device.type != "cuda":
         _fail(f"q is on {device}; the kernels run on CUDA devices")
@@ -143,19 +162,48 @@ def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
                          ("topk_length", topk_length)):
         if tensor is not None and tensor.device != device:
             _fail(f"{name} is on {tensor.device}, q on {device}")
-    return Shape(batched, b, s_q, heads, s_kv, topk)
+    return Shape(batched, b, s_q, heads, s_kv, topk, d_qk)
+
+
+def check_three(out):
+    """That `out` holds the three outputs, as a tuple or list."""
+    if not isinstance(out, (tuple, list)) or len(out) != 3:
+        _fail("out must be a tuple of the three outputs (out, max_logits, lse)",
+              TypeError)
+
+
+def check_outputs(out, out_shape, stat_shape, device):
+    """Given outputs, checked like the inputs: a tuple of three tensors,
+    out, max_logits and lse, of the shapes (from Shape.outputs), dtypes and
+    device a call writes, and contiguous (the kernels' layout)."""
+    check_three(out)
+    for name, tensor, shape, dtype in zip(_ADDRESSED[3:], out,
+                                          (out_shape, stat_shape, stat_shape),
+                                          (_BF16, _F32, _F32)):
+        if not isinstance(tensor, torch.Tensor):
+            _fail(f"{name} must be a tensor, not {type(tensor).__name__}", TypeError)
+        rule = "q's s_q and h_q, and d_v" if name == "out" else "q's s_q and h_q"
+        _check_tensor(name, tensor, shape, dtype, f"{list(shape)} ({rule})", device)
 
 
 def _check_strides(name, tensor):
+    """The strides the kernels take: the last dimension contiguous, every
+    other stride (of a dimension longer than 1) a multiple of 16 bytes."""
     element = tensor.element_size()
+    last = tensor.dim() - 1
     for d, (size, stride) in enumerate(zip(tensor.shape, tensor.stride())):
-        if size > 1 and stride != 1 and stride * element % ALIGN_BYTES:
+        if size <= 1:
+            continue
+        if d == last and stride != 1:
+            _fail(f"{name}'s last dimension must be contiguous (stride 1), not of "
+                  f"stride {stride}")
+        if d != last and stride * element % ALIGN_BYTES:
             _fail(f"{name}'s stride in dimension {d} ({stride} elements) must be a "
                   f"multiple of {ALIGN_BYTES} bytes")
 
 
 def _misaligned(tensors):
-    for name, tensor in zip(("q", "kv", "indices"), tensors):
+    for name, tensor in zip(_ADDRESSED, tensors):
         if tensor.data_ptr() % ALIGN_BYTES:
             _fail(f"{name} must start at a {ALIGN_BYTES}-byte boundary (the kernels "
                   f"copy 16 bytes at a time)")
@@ -236,6 +284,12 @@ class _Call:
         # torch.empty_strided costs a third less CPU time than torch.empty.
         self.out_strides = _contiguous_strides(self.out_shape)
         self.stat_strides = _contiguous_strides(self.stat_shape)
+        # What given outputs look like when nothing more need be checked.
+        where = -1 if device.type == "cpu" else device.index
+        self.out_signatures = (
+            (self.out_shape, self.out_strides, _BF16, where),
+            (self.stat_shape, self.stat_strides, _F32, where),
+            (self.stat_shape, self.stat_strides, _F32, where))
         if shape.b and shape.s_q:
             outputs = [_batched(t, shape.batched) for t in self.empty_outputs()]
             views = [_batched(t, shape.batched) for t in (q, kv, indices)]
@@ -254,12 +308,13 @@ class _Call:
                 _empty(self.stat_shape, self.stat_strides, dtype=_F32, device=self.device))
 
     def check_outputs(self, out):
-        want = (self.out_shape, self.stat_shape, self.stat_shape)
-        for tensor, shape, dtype in zip(out, want, (_BF16, _F32, _F32)):
-            if (tuple(tensor.shape) != shape or tensor.dtype != dtype
-                    or tensor.device != self.device or not tensor.is_contiguous()):
-                _fail(f"the outputs must be contiguous {want} of bf16, f32, f32 on "
-                      f"{self.device}")
+        """check_outputs for this signature, quick where the outputs look
+        as those it allocates would."""
+        if (isinstance(out, (tuple, list)) and len(out) == 3
+                and all(isinstance(t, torch.Tensor) and _signature(t) == want
+                        for t, want in zip(out, self.out_signatures))):
+            return
+        check_outputs(out, self.out_shape, self.stat_shape, self.device)
 
     def __call__(self, q, kv, indices, attn_sink, topk_length, out):
         if out is None:
@@ -269,11 +324,10 @@ class _Call:
         if self.plan is None:
             return out
         q_at, kv_at, indices_at = q.data_ptr(), kv.data_ptr(), indices.data_ptr()
-        if (q_at | kv_at | indices_at) % ALIGN_BYTES:
-            _misaligned((q, kv, indices))
-        out_at = out[0].data_ptr()
-        values = (q_at, kv_at, indices_at, out_at, out[1].data_ptr(),
-                  out[2].data_ptr(), self.scale_bits,
+        out_at, max_at, lse_at = out[0].data_ptr(), out[1].data_ptr(), out[2].data_ptr()
+        if (q_at | kv_at | indices_at | out_at | max_at | lse_at) % ALIGN_BYTES:
+            _misaligned((q, kv, indices) + tuple(out))
+        values = (q_at, kv_at, indices_at, out_at, max_at, lse_at, self.scale_bits,
                   self.sink if attn_sink is None else attn_sink.data_ptr(),
                   self.length if topk_length is None else topk_length.data_ptr())
         code = self.launch(_raw_stream(self.index),
@@ -299,7 +353,7 @@ class SparseMLA:
     """f(q, kv, indices, sm_scale, d_v=512, attn_sink=None,
     topk_length=None, out=None) -> (out, max_logits, lse) on the first of
     `variants` that takes the shape (see the module's doc). `out`, a tuple
-    of the three outputs, lets a check poison them first."""
+    of the three outputs, is written and returned instead of new ones."""
 
     takes_outputs = True
 
@@ -327,7 +381,7 @@ class SparseMLA:
     def variant_for(self, q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
         """The variant a call with these tensors runs on."""
         shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
-        return choose(shape.heads, shape.topk, self.variants)
+        return choose(shape.heads, shape.topk, shape.d_qk, self.variants)
 
     def kernel(self, variant, index):
         """`variant`'s kernel on device `index`, loaded at its first use."""
@@ -342,7 +396,7 @@ class SparseMLA:
 
     def _prepare(self, key, q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
         shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
-        variant = choose(shape.heads, shape.topk, self.variants)
+        variant = choose(shape.heads, shape.topk, shape.d_qk, self.variants)
         if isinstance(sm_scale, bool) or not isinstance(sm_scale, (int, float)):
             _fail(f"sm_scale must be a Python float, not {type(sm_scale).__name__}",
                   TypeError)
@@ -368,6 +422,10 @@ class SparseMLA:
 def load(path):
     """The SparseMLA callable of the compiled kernel at `path` (.ptx or
     .cubin, its .json beside it), loaded on each device at its first call
-    there; it takes the shapes every shipped variant takes (heads and topk
-    multiples of 64)."""
-    return SparseMLA([Variant(os.path.basename(path), BLOCK_H, 64, path)])
+    there; it takes q and kv of the columns its first argument has (its
+    metadata says) and the heads and topk every shipped variant takes
+    (multiples of 64)."""
+    named = Variant(os.path.basename(path), D_QK, BLOCK_H, 64, path)
+    metadata = rt.Metadata(rt.default_metadata_path(named.kernel_file()))
+    d_qk = metadata.kernel().signature[0].sizes[-1]
+    return SparseMLA([named._replace(d_qk=d_qk)])

@@ -22,9 +22,11 @@ def valid_mask(indices, s_kv, topk_length=None):
 
 
 def sparse_mla_reference(q, kv, indices, sm_scale=None, d_v=512,
-                         attn_sink=None, topk_length=None, chunk=16):
-    """Reference forward. Returns (out bf16 [s_q,h,d_v], max_logits f32
-    [s_q,h], lse f32 [s_q,h]); statistics in natural-log units.
+                         attn_sink=None, topk_length=None, chunk=16,
+                         out_dtype=torch.bfloat16):
+    """Reference forward. Returns (out [s_q,h,d_v] of `out_dtype`, bf16 as
+    the kernels' or float32 unrounded, max_logits f32 [s_q,h], lse f32
+    [s_q,h]); statistics in natural-log units.
 
     q: [s_q, h_q, d_qk]; kv: [s_kv, 1, d_qk]; indices: [s_q, 1, topk].
     """
@@ -37,7 +39,7 @@ def sparse_mla_reference(q, kv, indices, sm_scale=None, d_v=512,
     kv2 = kv[:, 0, :]
     dev = q.device
 
-    out = torch.empty(s_q, h_q, d_v, dtype=torch.bfloat16, device=dev)
+    out = torch.empty(s_q, h_q, d_v, dtype=out_dtype, device=dev)
     max_logits = torch.empty(s_q, h_q, dtype=torch.float32, device=dev)
     lse = torch.empty(s_q, h_q, dtype=torch.float32, device=dev)
 
@@ -76,7 +78,7 @@ def sparse_mla_reference(q, kv, indices, sm_scale=None, d_v=512,
                 w = torch.where(empty[:, None], torch.zeros_like(w), w)
                 o = o * w[..., None]
             o = torch.where(empty[:, None, None], torch.zeros_like(o), o)
-            out[r0:r1] = o.to(torch.bfloat16)
+            out[r0:r1] = o.to(out_dtype)
             max_logits[r0:r1] = m
             lse[r0:r1] = l
     finally:

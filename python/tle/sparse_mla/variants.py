@@ -6,13 +6,14 @@ built (`ninja -C build tle-wheel`) into kernels/NAME.ptx with its metadata
 kernels/NAME.json, and kernels/NAME.cubin where ptxas was found.
 variants.json beside this file lists them, and the build compiles what it
 lists: shipping a new kernel is one entry there. Each entry gives the
-kernel's limits beyond those every variant shares (d_qk 576, d_v 512, bf16
-q and kv, int32 indices, CUDA, 16-byte alignment): the number of heads and
-topk must be positive multiples of `heads_multiple` (heads per CTA) and
+kernel's limits beyond those every variant shares (d_v 512, bf16 q and kv,
+int32 indices, CUDA, 16-byte alignment): the columns of q and kv it takes
+(`d_qk`: 576, DeepSeek V3.2, or 512, V4), and the number of heads and topk
+must be positive multiples of `heads_multiple` (heads per CTA) and
 multiples of `topk_multiple` (KV rows per tile, or per pair of tiles).
 
 The order is speed on the H200, fastest first, as `python -m
-tle.bench.sparse_mla` measures the variants side by side (docs/Python.md
+tle.bench.sparse_mla` measures the variants side by side (bench/CURRENT.md
 has the figures), and a call takes the first variant whose limits it
 meets. Nothing here needs torch.
 """
@@ -21,7 +22,9 @@ import json
 import os
 from typing import NamedTuple, Optional
 
-D_QK, D_V = 576, 512
+# d_qk of DeepSeek V3.2 (512 columns of V and a 64-column rope tail) and
+# of V4 ("MODEL1": 448 NoPE and 64 RoPE columns, all of them V); d_v.
+D_QK, D_QK_V4, D_V = 576, 512, 512
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Where the build puts the compiled kernels, inside the package.
 KERNELS = os.path.join(HERE, "kernels")
@@ -33,15 +36,18 @@ class KernelNotFoundError(FileNotFoundError):
 
 class Variant(NamedTuple):
     name: str
+    d_qk: int
     heads_multiple: int
     topk_multiple: int
     # A compiled kernel elsewhere (.ptx or .cubin, its .json beside it), as
     # the benchmark's --tle-kernel gives; None for the bundled one.
     path: Optional[str] = None
 
-    def refusal(self, heads, topk):
-        """Why this variant cannot take `heads` heads and `topk` indices
-        per row, or None if it can."""
+    def refusal(self, heads, topk, d_qk=D_QK):
+        """Why this variant cannot take `heads` heads, `topk` indices per
+        row and q and kv of `d_qk` columns, or None if it can."""
+        if d_qk != self.d_qk:
+            return f"d_qk ({d_qk}) must be {self.d_qk}"
         if heads <= 0 or heads % self.heads_multiple:
             return (f"the number of heads ({heads}) must be a positive multiple "
                     f"of {self.heads_multiple}")
@@ -99,14 +105,14 @@ def variant(name):
                      f"{', '.join(v.name for v in VARIANTS)}")
 
 
-def choose(heads, topk, variants=VARIANTS):
-    """The first of `variants` that takes `heads` and `topk`; a ValueError
-    that gives each one's reason when none does."""
+def choose(heads, topk, d_qk=D_QK, variants=VARIANTS):
+    """The first of `variants` that takes `heads`, `topk` and `d_qk`; a
+    ValueError that gives each one's reason when none does."""
     reasons = []
     for v in variants:
-        reason = v.refusal(heads, topk)
+        reason = v.refusal(heads, topk, d_qk)
         if reason is None:
             return v
         reasons.append(f"{v.name}: {reason}")
-    raise ValueError(f"tle sparse_mla: no kernel takes {heads} heads and topk "
-                     f"{topk} ({'; '.join(reasons)})")
+    raise ValueError(f"tle sparse_mla: no kernel takes {heads} heads, topk {topk} "
+                     f"and d_qk {d_qk} ({'; '.join(reasons)})")

@@ -5,7 +5,7 @@
 // RUN: tle-translate --tle-to-ptx %s --tle-metadata=%t.json | FileCheck %s
 // RUN: FileCheck --check-prefix=META --input-file=%t.json %s
 
-// CHECK:       .version 8.0
+// CHECK:       .version 8.6
 // CHECK:       .target sm_90a
 // CHECK:       .extern .shared .align 1024 .b8 tle_dynamic_smem[];
 // CHECK:       .entry k(
@@ -53,7 +53,7 @@
 // META-NEXT:       ]
 // META-NEXT:     }
 // META-NEXT:   ],
-// META-NEXT:   "ptx_version": "8.0"
+// META-NEXT:   "ptx_version": "8.6"
 
 module {
   llvm.mlir.global external @tle_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>

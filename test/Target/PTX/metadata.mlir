@@ -45,7 +45,7 @@
 // CHECK-NEXT:      ]
 // CHECK-NEXT:    }
 // CHECK-NEXT:  ],
-// CHECK-NEXT:  "ptx_version": "8.0"
+// CHECK-NEXT:  "ptx_version": "8.6"
 // CHECK-NOT:   helper
 
 module {

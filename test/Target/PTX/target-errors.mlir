@@ -19,7 +19,7 @@
 // setmaxnreg exists only on sm_90a; instruction selection fails on sm_90.
 // RUN: not tle-translate --tle-to-ptx --tle-chip=sm_90 %s 2>&1 \
 // RUN:   | FileCheck --check-prefix=SELECT %s
-// SELECT: error: PTX generation for sm_90 (+ptx80) failed: Cannot select: intrinsic %llvm.nvvm.setmaxnreg.inc.sync.aligned.u32
+// SELECT: error: PTX generation for sm_90 (+ptx86) failed: Cannot select: intrinsic %llvm.nvvm.setmaxnreg.inc.sync.aligned.u32
 // SELECT: note: the kernel uses an instruction that sm_90 does not have
 //
 // A later PTX version is accepted and declared.

@@ -6,6 +6,11 @@
 // partition blocks: the blocked op of each, the wait-for cycle, and where
 // deferred releases take effect.
 //
+// A wait passes on whichever phase of its parity completed last, so the
+// run also records which iteration completed each slot's phases: a wait
+// or acquire that passes on another iteration's phase is a race, reported
+// at the op (the lap rule, LapOrder.cpp, says why and what to write).
+//
 // A named barrier counts arrivals and holds no more than one signal: the
 // signaler's bar.arrive never blocks, so nothing in the hardware stops a
 // second signal from completing the barrier before the waiter syncs. The
@@ -35,6 +40,11 @@ void join(Clock &into, const Clock &from) {
     into[i] = std::max(into[i], events);
 }
 
+/// The iteration of a barrier's initial phase, which a fresh mbarrier
+/// counts as completed for parity 1, and of a free phase that releases of
+/// different iterations completed.
+constexpr int64_t kInitialPhase = -1, kMixedPhase = -2;
+
 /// The barrier state of one pipe, as the hardware would hold it, for the
 /// slots used so far: the memory grows with the events, not the capacity.
 struct RingState {
@@ -44,6 +54,11 @@ struct RingState {
     int64_t fullPhases = 0;
     SmallVector<int64_t> freePhases;
     SmallVector<SmallVector<bool>> arrived;
+    /// The iteration whose commit completed the full barrier's last phase,
+    /// whose releases completed each free barrier's, and that the
+    /// arrivals so far of each free barrier's current phase release.
+    int64_t fullIteration = kInitialPhase;
+    SmallVector<int64_t> freeIterations, arrivedIterations;
     /// What the last completed phase of the full barrier and of each free
     /// barrier is ordered after, and the arrivals so far of each free
     /// barrier's current phase.
@@ -72,6 +87,8 @@ struct RingState {
     auto [it, inserted] = slots.try_emplace(iteration % capacity);
     if (inserted) {
       it->second.freePhases.assign(groups.size(), 0);
+      it->second.freeIterations.assign(groups.size(), kInitialPhase);
+      it->second.arrivedIterations.assign(groups.size(), kInitialPhase);
       it->second.arrived.assign(groups.size(),
                                 SmallVector<bool>(readers.size(), false));
       it->second.freeClocks.resize(groups.size());
@@ -100,6 +117,26 @@ struct RingState {
     return true;
   }
 
+  /// For a wait or acquire that passes: the iteration of the phase it
+  /// passes on, when that is not the one its own iteration needs (the
+  /// commit of its iteration; for an acquire of lap L >= 1 the releases of
+  /// iteration i - capacity, for lap 0 the initial phase).
+  std::optional<int64_t> wrongPhase(const Event &e) {
+    Slot &slot = slotOf(e.iteration);
+    if (e.kind == EventKind::Wait)
+      return slot.fullIteration == e.iteration
+                 ? std::nullopt
+                 : std::optional(slot.fullIteration);
+    if (e.kind != EventKind::Acquire)
+      return std::nullopt;
+    int64_t needed =
+        e.iteration < capacity ? kInitialPhase : e.iteration - capacity;
+    for (int64_t passed : slot.freeIterations)
+      if (passed != needed)
+        return passed;
+    return std::nullopt;
+  }
+
   /// Joins into `clock` what a wait or acquire that passes is ordered
   /// after: the arrivals of the phases it waited for.
   void joinEnabling(const Event &e, Clock &clock) {
@@ -118,6 +155,7 @@ struct RingState {
       ++slot.fullPhases;
       ++commits;
       slot.fullClock = clock;
+      slot.fullIteration = e.iteration;
     }
     if (e.kind == EventKind::Wait)
       ++waits[readerIndex(e.reader)];
@@ -128,6 +166,9 @@ struct RingState {
       if (!llvm::is_contained(group.readers, reader))
         continue;
       SmallVector<bool> &arrived = slot.arrived[g];
+      int64_t &releasing = slot.arrivedIterations[g];
+      bool first = llvm::none_of(arrived, [](bool a) { return a; });
+      releasing = first || releasing == e.iteration ? e.iteration : kMixedPhase;
       arrived[reader] = true;
       join(slot.arrivedClocks[g], clock);
       if (llvm::all_of(group.readers, [&](unsigned r) { return arrived[r]; })) {
@@ -135,6 +176,7 @@ struct RingState {
         arrived.assign(arrived.size(), false);
         slot.freeClocks[g] = std::move(slot.arrivedClocks[g]);
         slot.arrivedClocks[g].clear();
+        slot.freeIterations[g] = releasing;
       }
     }
   }
@@ -164,8 +206,8 @@ struct TokenState {
 
 class Simulation {
 public:
-  Simulation(Kernel &kernel, std::vector<std::vector<Event>> events)
-      : kernel(kernel), ws(kernel.ws), events(std::move(events)),
+  Simulation(Kernel &kernel, ArrayRef<std::vector<Event>> events)
+      : kernel(kernel), ws(kernel.ws), events(events),
         pcs(this->events.size(), 0),
         clocks(this->events.size(), Clock(this->events.size(), 0)) {
     for (const PipeUsage &usage : kernel.usages)
@@ -174,9 +216,10 @@ public:
       tokens.insert({usage.token, TokenState{&usage}});
   }
 
-  enum class Outcome { Finished, Blocked, Overrun };
-  /// Runs until every partition finishes, none can move, or a signal is
-  /// found that may overrun its token (reported).
+  enum class Outcome { Finished, Blocked, Overrun, Race };
+  /// Runs until every partition finishes, none can move, a signal is found
+  /// that may overrun its token, or a wait or acquire passes on another
+  /// iteration's phase (both reported).
   Outcome run(StringRef qualifier);
   /// Reports the blocked state after run() returned false.
   void reportDeadlock(StringRef qualifier);
@@ -191,6 +234,7 @@ private:
   bool stepToken(unsigned p, const Event &e, StringRef qualifier);
   void reportOverrun(const Event &signal, TokenState &token,
                      StringRef qualifier);
+  void reportRace(Event e, int64_t passed, StringRef qualifier);
   /// "partition 'wg1' awaits signal 2 of token 't', which ...".
   std::string describeAwait(unsigned p, const Event &e);
   const PipeUsage &usageOf(PipeOp pipe) {
@@ -204,13 +248,15 @@ private:
 
   Kernel &kernel;
   WarpSpecializeOp ws;
-  std::vector<std::vector<Event>> events;
+  ArrayRef<std::vector<Event>> events;
   SmallVector<size_t> pcs;
   /// Per partition, what its next event is ordered after.
   SmallVector<Clock> clocks;
   llvm::MapVector<Operation *, RingState> rings;
   llvm::MapVector<Operation *, TokenState> tokens;
-  bool overran = false;
+  /// A signal overran its token, or a wait or acquire raced.
+  bool stopped = false;
+  bool raced = false;
 };
 
 bool Simulation::step(unsigned p, StringRef qualifier) {
@@ -220,6 +266,11 @@ bool Simulation::step(unsigned p, StringRef qualifier) {
   RingState &ring = rings.find(e.pipe)->second;
   if (!ring.canProceed(e))
     return false;
+  if (std::optional<int64_t> passed = ring.wrongPhase(e)) {
+    reportRace(e, *passed, qualifier);
+    stopped = raced = true;
+    return false;
+  }
   ring.joinEnabling(e, clocks[p]);
   clocks[p][p] = ++pcs[p];
   ring.apply(e, clocks[p]);
@@ -243,7 +294,7 @@ bool Simulation::stepToken(unsigned p, const Event &e, StringRef qualifier) {
   if (token.signals > 0 &&
       (token.awaits < token.signals || clocks[p][waiter] < token.awaitedAt)) {
     reportOverrun(e, token, qualifier);
-    overran = true;
+    stopped = true;
     return false;
   }
   clocks[p][p] = ++pcs[p];
@@ -260,8 +311,8 @@ Simulation::Outcome Simulation::run(StringRef qualifier) {
     for (unsigned p = 0; p < events.size(); ++p) {
       while (!finished(p) && step(p, qualifier))
         progress = true;
-      if (overran)
-        return Outcome::Overrun;
+      if (stopped)
+        return raced ? Outcome::Race : Outcome::Overrun;
     }
   }
   return llvm::all_of(llvm::seq<unsigned>(0, events.size()),
@@ -299,6 +350,36 @@ void Simulation::reportOverrun(const Event &signal, TokenState &token,
   else
     diag.attachNote(tokenOp.getLoc())
         << "partition '" << waiter << "' never awaits the previous signal";
+}
+
+void Simulation::reportRace(Event e, int64_t passed, StringRef qualifier) {
+  int64_t capacity = e.pipe.getCapacityAttr().getInt();
+  int64_t slot = e.iteration % capacity, lap = e.iteration / capacity;
+  bool wait = e.kind == EventKind::Wait;
+  InFlightDiagnostic diag = e.op->emitError("the ");
+  diag << (wait ? "wait of " : "acquire of ") << describeSide(e)
+       << " for iteration " << e.iteration << " (slot " << slot << ", lap "
+       << lap << ")" << qualifier << " passes on ";
+  if (passed == kInitialPhase)
+    diag << "the initial phase of the slot's " << (wait ? "full" : "free")
+         << " barrier, before any " << (wait ? "commit" : "release")
+         << " of the slot";
+  else if (passed == kMixedPhase)
+    diag << "a phase of the slot's free barrier that releases of different "
+            "iterations completed";
+  else
+    diag << "the phase that the " << (wait ? "commit" : "releases")
+         << " of iteration " << passed << " completed";
+  if (!wait)
+    diag << (lap == 0 ? ", not on the initial phase"
+                      : ", not on the releases of iteration " +
+                            std::to_string(e.iteration - capacity));
+  diag << ": "
+       << (wait ? "the reader would read data the writer has not written "
+                  "for this iteration"
+                : "the writer would refill the slot while a reader may "
+                  "still read it")
+       << " (a race); " << getLapRule(capacity);
 }
 
 SmallVector<unsigned> Simulation::blockers(unsigned p) {
@@ -457,18 +538,24 @@ LogicalResult Simulation::checkCounts(StringRef qualifier) {
 
 } // namespace
 
-LogicalResult
-protocol::runAgainstBarriers(Kernel &kernel,
-                             std::vector<std::vector<Event>> events,
-                             StringRef qualifier) {
-  Simulation simulation(kernel, std::move(events));
+LogicalResult protocol::runAgainstBarriers(Kernel &kernel,
+                                           ArrayRef<std::vector<Event>> events,
+                                           StringRef qualifier) {
+  Simulation simulation(kernel, events);
   switch (simulation.run(qualifier)) {
   case Simulation::Outcome::Overrun:
+  case Simulation::Outcome::Race:
     return failure();
   case Simulation::Outcome::Blocked:
+    // A lap skipped is the cause, and the deadlock would name an
+    // iteration that no side uses.
+    if (failed(checkLapOrder(events, qualifier)))
+      return failure();
     simulation.reportDeadlock(qualifier);
     return failure();
   case Simulation::Outcome::Finished:
+    if (failed(checkLapOrder(events, qualifier)))
+      return failure();
     return simulation.checkCounts(qualifier);
   }
   llvm_unreachable("unknown outcome");

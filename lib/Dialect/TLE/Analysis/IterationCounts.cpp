@@ -1,97 +1,19 @@
 //===- IterationCounts.cpp - Writer and reader counts, compared -----------===//
 
 #include "tle/Dialect/TLE/Analysis/IterationCounts.h"
+#include "Polynomial.h"
+#include "tle/Dialect/TLE/Analysis/NeverNegative.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
-#include "llvm/Support/MathExtras.h"
-
-#include <map>
-#include <numeric>
 
 using namespace mlir;
 using namespace mlir::tle;
 
 namespace {
-
-/// A sum of coefficient x product of unknowns; a monomial lists its
-/// unknowns' ids in ascending order, the constant term has none.
-struct Polynomial {
-  std::map<SmallVector<unsigned>, int64_t> terms;
-
-  static Polynomial constant(int64_t value) {
-    Polynomial p;
-    if (value)
-      p.terms[{}] = value;
-    return p;
-  }
-  static Polynomial unknown(unsigned id) {
-    Polynomial p;
-    p.terms[{id}] = 1;
-    return p;
-  }
-  std::optional<int64_t> getConstant() const {
-    if (terms.empty())
-      return 0;
-    if (terms.size() == 1 && terms.begin()->first.empty())
-      return terms.begin()->second;
-    return std::nullopt;
-  }
-  /// The gcd of the coefficients (positive), 0 for the zero polynomial.
-  int64_t content() const {
-    int64_t g = 0;
-    for (auto &[monomial, c] : terms)
-      g = std::gcd(g, c < 0 ? -c : c);
-    return g;
-  }
-  Polynomial divideExactly(int64_t d) const {
-    Polynomial p;
-    for (auto &[monomial, c] : terms)
-      p.terms[monomial] = c / d;
-    return p;
-  }
-  bool operator==(const Polynomial &other) const {
-    return terms == other.terms;
-  }
-};
-
-/// Overflow makes a count unknown rather than wrong.
-std::optional<Polynomial> add(const Polynomial &a, const Polynomial &b,
-                              int64_t sign = 1) {
-  Polynomial sum = a;
-  for (auto &[monomial, c] : b.terms) {
-    int64_t &into = sum.terms[monomial];
-    int64_t scaled;
-    if (llvm::MulOverflow(c, sign, scaled) ||
-        llvm::AddOverflow(into, scaled, into))
-      return std::nullopt;
-    if (into == 0)
-      sum.terms.erase(monomial);
-  }
-  return sum;
-}
-
-std::optional<Polynomial> multiply(const Polynomial &a, const Polynomial &b) {
-  Polynomial product;
-  for (auto &[ma, ca] : a.terms)
-    for (auto &[mb, cb] : b.terms) {
-      SmallVector<unsigned> monomial(ma);
-      monomial.append(mb.begin(), mb.end());
-      llvm::sort(monomial);
-      Polynomial term;
-      std::optional<Polynomial> sum;
-      if (llvm::MulOverflow(ca, cb, term.terms[monomial]) ||
-          !(sum = add(product, term)))
-        return std::nullopt;
-      product = *sum;
-    }
-  return product;
-}
 
 /// Builds the polynomials of one tle.warp_specialize; an unknown is created
 /// once per distinct key, so equal keys are the same unknown.
@@ -127,6 +49,14 @@ private:
   std::optional<Polynomial> takenInLoop(scf::IfOp branch, scf::ForOp loop);
   /// [a > b] as the condition of `scf.if (a > b)` would be.
   Polynomial greaterThan(const Polynomial &a, const Polynomial &b);
+  /// How a division rounds: as arith.divui, floordivsi, divsi, ceildivui
+  /// and ceildivsi do.
+  enum class Rounding { Unsigned, Floor, TowardZero, UnsignedUp, Up };
+  /// `x` divided by `d` > 0, not exactly: ceil(x / d) is floor((x + d -
+  /// 1) / d), and for an x never negative every rounding down is divui's.
+  std::optional<Polynomial> divideByConstant(const Polynomial &x, int64_t d,
+                                             Rounding rounding,
+                                             bool neverNegative);
   /// The unknown of arithmetic the counter does not follow: `name` applied
   /// to `args`, the same unknown wherever the same op meets the same
   /// operands.
@@ -264,11 +194,21 @@ std::optional<Polynomial> Counter::compute(Value value) {
     return this->opaque(name, args, commutative);
   };
   // A division that is exact for every value of the dividend.
-  auto divide = [&]() -> std::optional<Polynomial> {
+  // A division by a positive constant (a right shift is one), as the one
+  // unknown that every way of writing it comes to: `(s + 63) / 64`,
+  // `(s + 63) >> 6` and, for an s never negative, `ceildiv(s, 64)` are
+  // the same count.
+  auto divide = [&](Rounding rounding) -> std::optional<Polynomial> {
     std::optional<int64_t> d = args[1].getConstant();
-    if (d && *d > 0 && args[0].content() % *d == 0)
+    if (isa<arith::ShRUIOp, arith::ShRSIOp>(def))
+      d = d && *d >= 0 && *d < 63 ? std::optional(int64_t(1) << *d)
+                                  : std::nullopt;
+    if (!d || *d <= 0)
+      return opaque(false);
+    if (args[0].content() % *d == 0)
       return args[0].divideExactly(*d);
-    return opaque(false);
+    return divideByConstant(args[0], *d, rounding,
+                            isNeverNegative(def->getOperand(0)));
   };
   return llvm::TypeSwitch<Operation *, std::optional<Polynomial>>(def)
       .Case([&](arith::AddIOp) { return add(args[0], args[1]); })
@@ -276,16 +216,49 @@ std::optional<Polynomial> Counter::compute(Value value) {
       .Case([&](arith::MulIOp) { return multiply(args[0], args[1]); })
       .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
             arith::ExtUIOp>([&](auto) { return args[0]; })
-      .Case<arith::DivUIOp, arith::DivSIOp, arith::CeilDivUIOp,
-            arith::CeilDivSIOp, arith::FloorDivSIOp>(
-          [&](auto) { return divide(); })
+      .Case<arith::DivUIOp, arith::ShRUIOp>(
+          [&](auto) { return divide(Rounding::Unsigned); })
+      .Case<arith::FloorDivSIOp, arith::ShRSIOp>(
+          [&](auto) { return divide(Rounding::Floor); })
+      .Case([&](arith::DivSIOp) { return divide(Rounding::TowardZero); })
+      .Case([&](arith::CeilDivUIOp) { return divide(Rounding::UnsignedUp); })
+      .Case([&](arith::CeilDivSIOp) { return divide(Rounding::Up); })
+      .Case([&](arith::ShLIOp) -> std::optional<Polynomial> {
+        std::optional<int64_t> k = args[1].getConstant();
+        if (!k || *k < 0 || *k >= 63)
+          return opaque(false);
+        return multiply(args[0], Polynomial::constant(int64_t(1) << *k));
+      })
       .Case<arith::MinSIOp, arith::MinUIOp, arith::MaxSIOp, arith::MaxUIOp,
             arith::AndIOp, arith::OrIOp, arith::XOrIOp>(
           [&](auto) { return opaque(true); })
-      .Case<arith::RemUIOp, arith::RemSIOp, arith::ShLIOp, arith::ShRUIOp,
-            arith::ShRSIOp, arith::TruncIOp, arith::SelectOp, arith::CmpIOp>(
-          [&](auto) { return opaque(false); })
+      .Case<arith::RemUIOp, arith::RemSIOp, arith::TruncIOp, arith::SelectOp,
+            arith::CmpIOp>([&](auto) { return opaque(false); })
       .Default([&](Operation *) { return input(); });
+}
+
+std::optional<Polynomial> Counter::divideByConstant(const Polynomial &x,
+                                                    int64_t d,
+                                                    Rounding rounding,
+                                                    bool neverNegative) {
+  Polynomial divisor = Polynomial::constant(d);
+  // Rounding up unsigned wraps where x + d - 1 does: only x never negative
+  // keeps it exact.
+  if (rounding == Rounding::Up ||
+      (rounding == Rounding::UnsignedUp && neverNegative)) {
+    std::optional<Polynomial> up = add(x, Polynomial::constant(d - 1));
+    if (!up)
+      return std::nullopt;
+    return divideByConstant(*up, d, Rounding::Floor, neverNegative);
+  }
+  StringRef name = "ceildivui";
+  if (rounding == Rounding::Unsigned || neverNegative)
+    name = "divui";
+  else if (rounding == Rounding::Floor)
+    name = "floordivsi";
+  else if (rounding == Rounding::TowardZero)
+    name = "divsi";
+  return opaque(name.str(), {x, divisor}, /*commutative=*/false);
 }
 
 std::optional<Polynomial> Counter::stepOneTrips(const Polynomial &span) {
@@ -492,64 +465,6 @@ std::optional<Polynomial> Counter::takenInLoop(scf::IfOp branch,
     return std::nullopt;
   Polynomial any = greaterThan(*ub, *lb);
   return *one ? std::optional(any) : add(*trips, any, -1);
-}
-
-/// Whether `value` is never negative as a signed integer, by what defines
-/// it: sizes and ids, unsigned divisions and remainders by constants,
-/// zero extensions from fewer bits, and sums, products, minima, maxima and
-/// selections of such values, never through a truncation. (Sums and
-/// products as the counts model them, without overflow.)
-static bool isNeverNegative(Value value, unsigned depth = 0) {
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant)))
-    return !constant.isNegative();
-  Operation *def = value.getDefiningOp();
-  if (!def || depth > 16)
-    return false;
-  auto positiveConstant = [](Value v, int64_t atLeast) {
-    APInt c;
-    return matchPattern(v, m_ConstantInt(&c)) && !c.isNegative() &&
-           c.getSExtValue() >= atLeast;
-  };
-  auto never = [&](Value v) { return isNeverNegative(v, depth + 1); };
-  auto bits = [](Value v) {
-    return v.getType().isIndex() ? 64u : v.getType().getIntOrFloatBitWidth();
-  };
-  return llvm::TypeSwitch<Operation *, bool>(def)
-      .Case<memref::DimOp, gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp,
-            gpu::GridDimOp>([](auto) { return true; })
-      // (2^64 - 1) / 2 < 2^63; a remainder is below its divisor.
-      .Case([&](arith::DivUIOp op) {
-        return positiveConstant(op.getRhs(), 2) ||
-               (never(op.getLhs()) && never(op.getRhs()));
-      })
-      .Case([&](arith::RemUIOp op) {
-        return positiveConstant(op.getRhs(), 1) || never(op.getLhs());
-      })
-      .Case([&](arith::ShRUIOp op) {
-        return positiveConstant(op.getRhs(), 1) || never(op.getLhs());
-      })
-      .Case<arith::DivSIOp, arith::CeilDivSIOp, arith::FloorDivSIOp,
-            arith::CeilDivUIOp>([&](auto op) {
-        return never(op.getLhs()) && positiveConstant(op.getRhs(), 1);
-      })
-      // A truncation may set the sign bit.
-      .Case<arith::ExtUIOp, arith::IndexCastUIOp>([&](auto op) {
-        return bits(op.getIn()) < bits(op.getOut()) ||
-               (bits(op.getIn()) == bits(op.getOut()) && never(op.getIn()));
-      })
-      .Case<arith::ExtSIOp, arith::IndexCastOp>([&](auto op) {
-        return bits(op.getIn()) <= bits(op.getOut()) && never(op.getIn());
-      })
-      .Case<arith::MaxSIOp, arith::MinUIOp, arith::AndIOp>(
-          [&](auto op) { return never(op.getLhs()) || never(op.getRhs()); })
-      .Case<arith::MinSIOp, arith::MaxUIOp, arith::AddIOp, arith::MulIOp,
-            arith::OrIOp>(
-          [&](auto op) { return never(op.getLhs()) && never(op.getRhs()); })
-      .Case([&](arith::SelectOp op) {
-        return never(op.getTrueValue()) && never(op.getFalseValue());
-      })
-      .Default([](Operation *) { return false; });
 }
 
 std::optional<std::pair<Value, int64_t>>

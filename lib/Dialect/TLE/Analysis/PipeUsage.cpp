@@ -270,11 +270,55 @@ Value tle::getViewedBuffer(Value view) {
   return pipe.getBuffers()[index];
 }
 
+bool tle::readsThroughAsyncProxy(Operation *op) {
+  return isa<WgmmaOp, nvgpu::WarpgroupGenerateDescriptorOp,
+             nvgpu::WarpgroupMmaOp, nvgpu::TmaAsyncStoreOp>(op);
+}
+
 bool tle::isReadByAsyncProxy(Value view) {
   for (Value alias : getAliases(view))
-    for (Operation *user : alias.getUsers())
-      if (isa<WgmmaOp, nvgpu::WarpgroupGenerateDescriptorOp,
-              nvgpu::TmaAsyncStoreOp>(user))
-        return true;
+    if (llvm::any_of(alias.getUsers(), readsThroughAsyncProxy))
+      return true;
   return false;
+}
+
+SmallVector<WriterWindow> tle::collectWriterWindows(const PipeUsage &usage) {
+  std::optional<unsigned> writer = usage.getWriterPartition();
+  if (!writer)
+    return {};
+  SmallVector<WriterWindow> windows;
+  for (PipeLifecycleOpInterface op : usage.opsByPartition.lookup(*writer)) {
+    if (auto acquire = dyn_cast<AcquireOp>(op.getOperation()))
+      windows.push_back({acquire, collectSlotWrites(acquire)});
+    else if (auto commit = dyn_cast<CommitOp>(op.getOperation());
+             commit && PipeOp(usage.pipe).getOneShot())
+      windows.push_back({commit, collectOneShotWrites(commit)});
+  }
+  return windows;
+}
+
+void tle::forEachAsyncProxyRead(const PipeUsage &usage,
+                                function_ref<void(WaitOp, unsigned)> fn) {
+  PipeOp pipe = usage.pipe;
+  for (auto &[partition, ops] : usage.opsByPartition)
+    for (PipeLifecycleOpInterface op : ops)
+      if (auto wait = dyn_cast<WaitOp>(op.getOperation()))
+        for (auto [view, field] : llvm::zip(
+                 wait.getViews(),
+                 pipe.getReaderFields(pipe.lookupReader(wait.getReader()))))
+          if (isReadByAsyncProxy(view))
+            fn(wait, field);
+}
+
+SmallVector<WaitOp> tle::findCpAsyncHandoffs(const PipeUsage &usage) {
+  SmallVector<bool> copied(PipeOp(usage.pipe).getNumFields(), false);
+  for (const WriterWindow &window : collectWriterWindows(usage))
+    for (const SlotWrite &write : window.writes)
+      copied[write.field] |= write.transport == Transport::CpAsync;
+  llvm::SetVector<WaitOp> waits;
+  forEachAsyncProxyRead(usage, [&](WaitOp wait, unsigned field) {
+    if (copied[field])
+      waits.insert(wait);
+  });
+  return waits.takeVector();
 }

@@ -86,8 +86,19 @@ public:
     return normalize(input.getType(),
                      it == values.end() ? fallback : it->second);
   }
-  /// Doubles `input`; false when it is already as large as it gets.
+  void set(Value input, int64_t value) { values[input] = value; }
+  /// These inputs with `input` at `value`, none used yet.
+  Inputs with(Value input, int64_t value) const {
+    Inputs copy(fallback);
+    copy.values = values;
+    copy.set(input, value);
+    return copy;
+  }
+  /// Doubles `input`; false when it is already as large as it gets, or a
+  /// condition (i1), whose values are chosen, not grown.
   bool grow(Value input) {
+    if (input.getType().isInteger(1))
+      return false;
     int64_t &value = values.try_emplace(input, fallback).first->second;
     if (value >= kMaxInput)
       return false;
@@ -147,14 +158,34 @@ LogicalResult unrollPartition(Kernel &kernel, unsigned partition,
                               RunStats &stats);
 
 /// Runs the partitions' events against the barriers the lowering emits.
-/// Errors, whose `qualifier` names the inputs, for a state in which every
-/// unfinished partition blocks, for a reader that waits for another
+/// Errors, whose `qualifier` names the inputs, for a wait or acquire that
+/// passes on the phase of another iteration than its own, for a side that
+/// uses a slot's laps out of order (checkLapOrder), for a state in which
+/// every unfinished partition blocks, for a reader that waits for another
 /// number of iterations than the writer commits, for a signal of a token
 /// that nothing orders after the await of its previous signal, and for a
 /// token signaled more often than awaited.
 LogicalResult runAgainstBarriers(Kernel &kernel,
-                                 std::vector<std::vector<Event>> events,
+                                 ArrayRef<std::vector<Event>> events,
                                  StringRef qualifier);
+
+/// The lap rule: the slot and parity of iteration i are i mod c and
+/// (i / c) & 1, and a wait passes once the phase of its parity completed,
+/// so they are right only when each side (the writer, each reader) uses
+/// every slot for laps 0, 1, 2, ... in program order: its k-th acquire or
+/// wait on slot s is for iteration k x c + s. That holds on every
+/// schedule or on none, whatever order the simulation ran the partitions
+/// in. Errors at the first acquire or wait that breaks it, `qualifier`
+/// naming the inputs.
+LogicalResult checkLapOrder(ArrayRef<std::vector<Event>> events,
+                            StringRef qualifier);
+
+/// "the writer of pipe 'p'", "reader 'r' of pipe 'p'": the side of `e`.
+std::string describeSide(const Event &e);
+
+/// Why the lap rule holds and what to write instead, for the messages of a
+/// pipe of capacity `capacity`.
+std::string getLapRule(int64_t capacity);
 
 } // namespace mlir::tle::protocol
 

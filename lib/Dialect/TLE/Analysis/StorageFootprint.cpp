@@ -4,9 +4,11 @@
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 using namespace mlir::tle;
@@ -30,12 +32,17 @@ static std::optional<int64_t> getConstant(Value value) {
   return constant.getSExtValue();
 }
 
-static FailureOr<Base> resolveBase(Value memref, std::string *unresolved) {
+/// Where `memref`'s base pointer lies in its allocation, or in `within`
+/// (a view it derives from, taken as the start) when that is given.
+static FailureOr<Base> resolveBase(Value memref, std::string *unresolved,
+                                   Value within) {
   auto fail = [&](const std::string &why) -> FailureOr<Base> {
     if (unresolved)
       *unresolved = why;
     return failure();
   };
+  if (within && memref == within)
+    return Base{SharedAllocOp(), 0};
   Operation *def = memref.getDefiningOp();
   if (!def)
     return fail(describeValue(memref));
@@ -47,12 +54,12 @@ static FailureOr<Base> resolveBase(Value memref, std::string *unresolved) {
           memref::CollapseShapeOp, memref::ReinterpretCastOp,
           memref::TransposeOp>(def))
     return resolveBase(cast<ViewLikeOpInterface>(def).getViewSource(),
-                       unresolved);
+                       unresolved, within);
   if (auto view = dyn_cast<memref::ViewOp>(def)) {
     std::optional<int64_t> shift = getConstant(view.getByteShift());
     if (!shift)
       return fail(describeOp(def) + ", whose byte shift is not a constant");
-    FailureOr<Base> base = resolveBase(view.getSource(), unresolved);
+    FailureOr<Base> base = resolveBase(view.getSource(), unresolved, within);
     if (failed(base))
       return failure();
     return Base{base->root, base->bytes + *shift};
@@ -62,7 +69,7 @@ static FailureOr<Base> resolveBase(Value memref, std::string *unresolved) {
     std::optional<int64_t> bytes = getBufferByteSize(slot.getView().getType());
     if (!index || !bytes)
       return fail(describeOp(def) + ", whose slot is not a constant");
-    FailureOr<Base> base = resolveBase(slot.getBuffer(), unresolved);
+    FailureOr<Base> base = resolveBase(slot.getBuffer(), unresolved, within);
     if (failed(base))
       return failure();
     return Base{base->root, base->bytes + *index * *bytes};
@@ -83,21 +90,66 @@ static void normalize(SmallVectorImpl<std::pair<int64_t, int64_t>> &ranges) {
   ranges.assign(merged.begin(), merged.end());
 }
 
-FailureOr<StorageFootprint> tle::getStorageFootprint(Value memref,
-                                                     std::string *unresolved) {
+namespace {
+/// A memref's elements relative to its base pointer, in elements.
+struct Layout {
+  SmallVector<int64_t> shape, strides;
+  int64_t offset;
+};
+} // namespace
+
+/// The layout of `memref`: its type's when that is static, else, for a
+/// view whose operands are constants (a subview whose offsets became
+/// constants that the canonicalizer would not fold into its type, a cast
+/// of a static view), computed from its source.
+static std::optional<Layout> getStaticLayout(Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  Layout layout;
+  if (type.hasStaticShape() &&
+      succeeded(type.getStridesAndOffset(layout.strides, layout.offset)) &&
+      !ShapedType::isDynamic(layout.offset) &&
+      llvm::none_of(layout.strides, ShapedType::isDynamic)) {
+    layout.shape = llvm::to_vector(type.getShape());
+    return layout;
+  }
+  if (auto cast = memref.getDefiningOp<memref::CastOp>())
+    return getStaticLayout(cast.getSource());
+  auto subview = memref.getDefiningOp<memref::SubViewOp>();
+  if (!subview)
+    return std::nullopt;
+  std::optional<Layout> source = getStaticLayout(subview.getSource());
+  std::optional<SmallVector<int64_t>> offsets =
+      getConstantIntValues(subview.getMixedOffsets());
+  std::optional<SmallVector<int64_t>> sizes =
+      getConstantIntValues(subview.getMixedSizes());
+  std::optional<SmallVector<int64_t>> steps =
+      getConstantIntValues(subview.getMixedStrides());
+  if (!source || !offsets || !sizes || !steps)
+    return std::nullopt;
+  llvm::SmallBitVector dropped = subview.getDroppedDims();
+  layout.offset = source->offset;
+  for (unsigned d = 0; d < offsets->size(); ++d) {
+    layout.offset += (*offsets)[d] * source->strides[d];
+    if (dropped.test(d))
+      continue;
+    layout.shape.push_back((*sizes)[d]);
+    layout.strides.push_back((*steps)[d] * source->strides[d]);
+  }
+  return layout;
+}
+
+/// The footprint of `memref` relative to its allocation, or to `within`.
+static FailureOr<StorageFootprint>
+computeFootprint(Value memref, std::string *unresolved, Value within) {
   auto type = dyn_cast<MemRefType>(memref.getType());
   if (!type)
     return failure();
-  FailureOr<Base> base = resolveBase(memref, unresolved);
+  FailureOr<Base> base = resolveBase(memref, unresolved, within);
   if (failed(base))
     return failure();
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
-      type.getElementTypeBitWidth() % 8 != 0 ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
-      ShapedType::isDynamic(offset) ||
-      llvm::any_of(strides, ShapedType::isDynamic)) {
+  std::optional<Layout> layout = getStaticLayout(memref);
+  if (!layout || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8 != 0) {
     if (unresolved) {
       llvm::raw_string_ostream os(*unresolved);
       os << "a view of type " << type << ", whose layout is not static";
@@ -106,13 +158,14 @@ FailureOr<StorageFootprint> tle::getStorageFootprint(Value memref,
   }
   int64_t element = type.getElementTypeBitWidth() / 8;
   StorageFootprint footprint{base->root, {}};
-  int64_t start = base->bytes + offset * element;
-  if (type.getNumElements() == 0)
+  int64_t start = base->bytes + layout->offset * element;
+  if (llvm::is_contained(layout->shape, 0))
     return footprint;
   // Dimensions from the innermost stride out; those that continue a
   // contiguous run widen it, the others are enumerated.
   SmallVector<std::pair<int64_t, int64_t>> dims; // (stride bytes, size)
-  for (auto [stride, size] : llvm::zip(strides, type.getShape()))
+  ArrayRef<int64_t> strides = layout->strides;
+  for (auto [stride, size] : llvm::zip(strides, layout->shape))
     if (size > 1)
       dims.push_back({std::abs(stride) * element, size});
   bool negative = llvm::any_of(strides, [](int64_t s) { return s < 0; });
@@ -146,6 +199,16 @@ FailureOr<StorageFootprint> tle::getStorageFootprint(Value memref,
   }
   normalize(footprint.ranges);
   return footprint;
+}
+
+FailureOr<StorageFootprint> tle::getStorageFootprint(Value memref,
+                                                     std::string *unresolved) {
+  return computeFootprint(memref, unresolved, Value());
+}
+
+FailureOr<StorageFootprint> tle::getFootprintWithin(Value memref, Value within,
+                                                    std::string *unresolved) {
+  return computeFootprint(memref, unresolved, within);
 }
 
 FailureOr<StorageFootprint> tle::getSlotFootprint(Value field, int64_t slot) {

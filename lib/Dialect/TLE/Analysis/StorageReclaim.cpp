@@ -36,6 +36,7 @@ private:
   LogicalResult checkEveryReader();
   LogicalResult checkStorage();
   LogicalResult checkLaterUses(ReclaimOp op);
+  LogicalResult checkViewsEnd(ReclaimOp op);
   LogicalResult checkInFlight(ReclaimOp op);
   LogicalResult checkParts();
 
@@ -170,6 +171,36 @@ LogicalResult ReclaimCheck::checkLaterUses(ReclaimOp op) {
   return failure(deferred.wasInterrupted());
 }
 
+/// The reclaim ends every view of the pipe: once it passes, another
+/// reader may own the bytes as scratch. A one_shot pipe's views, which no
+/// release ends, are the ones that could still be used.
+LogicalResult ReclaimCheck::checkViewsEnd(ReclaimOp op) {
+  unsigned partition = *ws.getPartitionOf(op);
+  for (PipeLifecycleOpInterface opener : usage.opsByPartition.lookup(partition))
+    for (auto [index, view] : llvm::enumerate(opener->getResults()))
+      for (Value derived : getDerivedViews(view))
+        for (Operation *user : derived.getUsers()) {
+          Operation *ancestor = op->getBlock()->findAncestorOpInBlock(*user);
+          if (!ancestor || !op->isBeforeInBlock(ancestor))
+            continue;
+          SmallVector<unsigned> fields =
+              pipe.getReaderFields(pipe.lookupReader(op.getReader()));
+          InFlightDiagnostic diag =
+              user->emitError("reader '")
+              << op.getReader() << "' uses its view of field '"
+              << pipe.getFieldName(fields[index]) << "' of pipe '"
+              << pipe.getName()
+              << "' after it reclaimed the pipe in partition '"
+              << ws.getPartitionLabel(partition)
+              << "'; the reclaim ends every view of the pipe's storage, "
+                 "which another reader may now own as scratch: finish with "
+                 "the view before the tle.reclaim";
+          diag.attachNote(op.getLoc()) << "reclaimed here";
+          return diag;
+        }
+  return success();
+}
+
 /// A multiply that reads the storage must be retired by a
 /// tle.wgmma_wait pending(0) with no multiply between it and the reclaim.
 LogicalResult ReclaimCheck::checkInFlight(ReclaimOp op) {
@@ -245,7 +276,8 @@ LogicalResult ReclaimCheck::run() {
   if (failed(checkEveryReader()) || failed(checkStorage()))
     return failure();
   for (ReclaimOp op : reclaims)
-    if (failed(checkLaterUses(op)) || failed(checkInFlight(op)))
+    if (failed(checkLaterUses(op)) || failed(checkViewsEnd(op)) ||
+        failed(checkInFlight(op)))
       return failure();
   return checkParts();
 }

@@ -129,16 +129,9 @@ LogicalResult PipeBarrierBuilder::addWrites(ArrayRef<SlotWrite> writes,
 FailureOr<BarrierAttr> PipeBarrierBuilder::buildFull(unsigned writer) {
   MLIRContext *ctx = ws.getContext();
   summary.fieldTransports.resize(pipe.getNumFields());
-  for (PipeLifecycleOpInterface op : usage.opsByPartition.lookup(writer)) {
-    if (auto acquire = dyn_cast<AcquireOp>(op.getOperation())) {
-      if (failed(addWrites(collectSlotWrites(acquire), acquire)))
-        return failure();
-    } else if (pipe.getOneShot()) {
-      auto commit = cast<CommitOp>(op.getOperation());
-      if (failed(addWrites(collectOneShotWrites(commit), commit)))
-        return failure();
-    }
-  }
+  for (const WriterWindow &window : collectWriterWindows(usage))
+    if (failed(addWrites(window.writes, window.start)))
+      return failure();
 
   llvm::SmallSetVector<Transport, 3> transports;
   for (auto &fieldSet : summary.fieldTransports)
@@ -176,29 +169,16 @@ FailureOr<BarrierAttr> PipeBarrierBuilder::buildFull(unsigned writer) {
   // generic loads read needs none.
   bool fenceCpAsync = readersFenceCpAsync(pipe);
   bool writerFence = false, readersFence = false;
+  forEachAsyncProxyRead(usage, [&](WaitOp, unsigned field) {
+    writerFence |= summary.fieldTransports[field].contains(Transport::Generic);
+    readersFence |= fenceCpAsync &&
+                    summary.fieldTransports[field].contains(Transport::CpAsync);
+  });
   SmallVector<Attribute> waiters;
-  for (auto reader : pipe.getReaders().getAsRange<ReaderAttr>()) {
-    std::optional<unsigned> partition =
-        usage.getReaderPartition(reader.getName().getValue());
-    if (partition)
+  for (auto reader : pipe.getReaders().getAsRange<ReaderAttr>())
+    if (std::optional<unsigned> partition =
+            usage.getReaderPartition(reader.getName().getValue()))
       waiters.push_back(labelOf(*partition));
-    for (PipeLifecycleOpInterface op :
-         partition ? usage.opsByPartition.lookup(*partition)
-                   : SmallVector<PipeLifecycleOpInterface>()) {
-      auto wait = dyn_cast<WaitOp>(op.getOperation());
-      if (!wait || wait.getReader() != reader.getName().getValue())
-        continue;
-      for (auto [view, field] :
-           llvm::zip(wait.getViews(), pipe.getReaderFields(reader))) {
-        if (!isReadByAsyncProxy(view))
-          continue;
-        writerFence |=
-            summary.fieldTransports[field].contains(Transport::Generic);
-        readersFence |= fenceCpAsync && summary.fieldTransports[field].contains(
-                                            Transport::CpAsync);
-      }
-    }
-  }
   FenceKind fence = writerFence
                         ? (readersFence ? FenceKind::Both : FenceKind::Writer)
                         : (readersFence ? FenceKind::Readers : FenceKind::None);

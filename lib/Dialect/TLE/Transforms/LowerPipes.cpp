@@ -62,11 +62,6 @@ struct PipeBarriers {
     return full.getFence() == FenceKind::Writer ||
            full.getFence() == FenceKind::Both;
   }
-  /// Whether each reader fences cp.async data after its wait.
-  bool readersFence() {
-    return full.getFence() == FenceKind::Readers ||
-           full.getFence() == FenceKind::Both;
-  }
 };
 
 class PipeLowering {
@@ -387,12 +382,10 @@ void PipeLowering::lowerCommit(CommitOp op, PipeBarriers &barriers) {
 void PipeLowering::lowerWait(WaitOp op, PipeBarriers &barriers) {
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
+  // The readers' fences for cp.async data are already in place
+  // (tle-place-proxy-fences).
   MBarrierWaitOp::create(b, loc, barriers.fullArray, op.getSlot(),
                          op.getParity());
-  // cp.async data arrives without the writer executing anything after it,
-  // so the reader orders it before its own async-proxy reads.
-  if (barriers.readersFence())
-    fenceProxyAsync(loc);
   PipeOp pipe = barriers.pipe;
   SmallVector<Value> views = createSlotViews(
       op, pipe.getReaderFields(pipe.lookupReader(op.getReader())));

@@ -147,14 +147,15 @@ func.func @fence_for_tensor_cores(%n: index, %x: vector<8xbf16>, %d: !nvgpu.tens
 // -----
 
 // cp.async data read by the tensor cores: one .noinc arrive per writer
-// thread, and the reader fences after its wait.
+// thread, and the reader's fence after its wait (placed by
+// tle-place-proxy-fences, the last pass of tle-derive-sync) stays there.
 // CHECK-LABEL: func.func @cp_async
 // CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"} : memref<3xi64, #gpu.address_space<workgroup>>
 // CHECK: %[[FREE:.*]] = tle.shared_alloc {name = "kv.free"} : memref<3xi64, #gpu.address_space<workgroup>>
 // CHECK: default "mma"
 // CHECK: tle.mbarrier_wait %[[FULL]]
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK-NEXT: tle.slot
+// CHECK-NEXT: nvvm.fence.proxy.sync_restrict {order = #nvvm.mem_order<acquire>}
 // CHECK: partition "gather"
 // CHECK: tle.mbarrier_wait %[[FREE]]
 // CHECK-NEXT: nvgpu.device_async_copy
@@ -194,7 +195,9 @@ func.func @cp_async(%src: memref<?x64xbf16>, %n: index, %d: !nvgpu.tensormap.des
 // CHECK: %[[FULL:.*]] = tle.shared_alloc {name = "kv.full"}
 // CHECK: default "mma"
 // CHECK: tle.mbarrier_wait %[[FULL]]
-// CHECK-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK-NEXT: tle.slot
+// CHECK-NEXT: tle.slot
+// CHECK-NEXT: nvvm.fence.proxy.sync_restrict {order = #nvvm.mem_order<acquire>}
 // CHECK: partition "gather"
 // CHECK: nvgpu.device_async_copy
 // CHECK-NEXT: memref.store

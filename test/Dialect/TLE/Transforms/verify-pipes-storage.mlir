@@ -1110,3 +1110,40 @@ func.func @reclaim_in_flight(%acc: tensor<64x64xf32, #acc>) {
   }
   return
 }
+
+// -----
+
+// A one_shot view read after the reclaim: no release ends it, the reclaim
+// does, and wg1 may already be writing its scratch there.
+func.func @view_after_reclaim(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 1.0 : f32
+  %qbuf = tle.shared_alloc {name = "q"} : memref<1x8xf32, 3>
+  %left = memref.subview %qbuf[0, 0] [1, 4] [1, 1] : memref<1x8xf32, 3> to memref<1x4xf32, strided<[8, 1]>, 3>
+  %right = memref.subview %qbuf[0, 4] [1, 4] [1, 1] : memref<1x8xf32, 3> to memref<1x4xf32, strided<[8, 1], offset: 4>, 3>
+  %q = tle.pipe "q" capacity 1 one_shot fields(q = %qbuf : memref<1x8xf32, 3>) readers(wg0, wg1)
+  tle.warp_specialize
+  default "wg0" warps(4) {
+    %qv = tle.wait %q reader "wg0" -> memref<8xf32, 3>
+    // expected-note @+1 {{reclaimed here}}
+    %s = tle.reclaim %q reader "wg0" scratch %left : memref<1x4xf32, strided<[8, 1]>, 3>
+    // expected-error @+1 {{reader 'wg0' uses its view of field 'q' of pipe 'q' after it reclaimed the pipe in partition 'wg0'; the reclaim ends every view of the pipe's storage, which another reader may now own as scratch: finish with the view before the tle.reclaim}}
+    %x = memref.load %qv[%c1] : memref<8xf32, 3>
+    memref.store %x, %s[%c0, %c0] : memref<1x4xf32, strided<[8, 1]>, 3>
+    tle.warp_yield
+  }
+  partition "wg1" warps(4) {
+    %qv = tle.wait %q reader "wg1" -> memref<8xf32, 3>
+    %x = memref.load %qv[%c1] : memref<8xf32, 3>
+    %s = tle.reclaim %q reader "wg1" scratch %right : memref<1x4xf32, strided<[8, 1], offset: 4>, 3>
+    memref.store %x, %s[%c0, %c0] : memref<1x4xf32, strided<[8, 1], offset: 4>, 3>
+    tle.warp_return
+  }
+  partition "prod" warps(1) {
+    memref.store %f, %qbuf[%c0, %c0] : memref<1x8xf32, 3>
+    tle.commit %q
+    tle.warp_return
+  }
+  return
+}

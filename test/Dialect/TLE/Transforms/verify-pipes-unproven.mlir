@@ -348,16 +348,54 @@ func.func @divides_by_zero(%n: index) {
 // Readers of cp.async data without their proxy fences (tle.cp_async_fence =
 // "none") rely on what the PTX memory model does not promise.
 // expected-warning @+1 {{the protocol check cannot prove that the readers of cp.async data see it through the async proxy (the tensor cores, TMA): tle.cp_async_fence = "none" drops their fence.proxy.async, and the PTX memory model does not promise that a completed cp.async is visible there without one}}
-func.func @unfenced_cp_async(%src: memref<?x64xf32>, %n: index) attributes {tle.cp_async_fence = "none"} {
+func.func @unfenced_cp_async(%src: memref<?x64xbf16>, %n: index, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) attributes {tle.cp_async_fence = "none"} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64x64xbf16, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-note @+1 {{reader 'r' of pipe 'kv' hands cp.async data to the async proxy after this wait}}
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %v, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(4) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64x64xbf16, 3>
+      %t = nvgpu.device_async_copy %src[%i, %c0], %v[%c0, %c0], 8 : memref<?x64xbf16> to memref<64x64xbf16, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check cannot prove that the readers of cp.async data
+
+// -----
+
+// The attribute says nothing where no reader hands cp.async data to the
+// async proxy: cp.async rows read by loads, tensor-core tiles stored by
+// the writer (which fences them itself).
+func.func @unfenced_nothing_to_fence(%src: memref<?x64xf32>, %n: index, %x: vector<8xbf16>, %d: !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none>) attributes {tle.cp_async_fence = "none"} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %a = tle.shared_alloc : memref<2x64xf32, 3>
-  %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  %s = tle.shared_alloc : memref<2x64x64xbf16, 3>
+  %p = tle.pipe "rows" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  %q = tle.pipe "scores" capacity 2 fields(s = %s : memref<2x64x64xbf16, 3>) readers(r)
   tle.warp_specialize
   default "r" warps(4) {
     scf.for %i = %c0 to %n step %c1 {
       %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      %y = memref.load %v[%c0] : memref<64xf32, 3>
       tle.release %p[%i : index] reader "r"
+      %w = tle.wait %q[%i : index] reader "r" -> memref<64x64xbf16, 3>
+      %desc = nvgpu.warpgroup.generate.descriptor %w, %d : memref<64x64xbf16, 3>, !nvgpu.tensormap.descriptor<tensor = memref<64x64xbf16, 3>, swizzle = swizzle_128b, l2promo = none, oob = zero, interleave = none> -> !nvgpu.warpgroup.descriptor<tensor = memref<64x64xbf16, 3>>
+      tle.release %q[%i : index] reader "r"
     }
     tle.warp_yield
   }
@@ -366,9 +404,150 @@ func.func @unfenced_cp_async(%src: memref<?x64xf32>, %n: index) attributes {tle.
       %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
       %t = nvgpu.device_async_copy %src[%i, %c0], %v[%c0], 4 : memref<?x64xf32> to memref<64xf32, 3>
       tle.commit %p[%i : index]
+      %w = tle.acquire %q[%i : index] -> memref<64x64xbf16, 3>
+      vector.store %x, %w[%c0, %c0] : memref<64x64xbf16, 3>, vector<8xbf16>
+      tle.commit %q[%i : index]
     }
     tle.warp_return
   }
   return
 }
-// STRICT: error: the protocol check cannot prove that the readers of cp.async data
+
+// -----
+
+// ceil(s / 64) written as a division on one side and as a shift on the
+// other is one count: a right shift by k is a division by 2^k.
+func.func @ceil_shift_and_division(%s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %up = arith.addi %s, %c63 : index
+  %wt = arith.divui %up, %c64 : index
+  %rt = arith.shrui %up, %c6 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %rt step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(1) {
+    scf.for %i = %c0 to %wt step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// ceildiv(s, 64) is (s + 63) / 64 for an s never negative (a size).
+func.func @ceil_of_a_size(%m: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %s = memref.dim %m, %c0 : memref<?xf32>
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %up = arith.addi %s, %c63 : index
+  %wt = arith.ceildivui %s, %c64 : index
+  %rt = arith.shrui %up, %c6 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %rt step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(1) {
+    scf.for %i = %c0 to %wt step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// For an argument, which may be negative, s + 63 may wrap where
+// ceildiv(s, 64) does not: the counts stay unproven.
+func.func @ceil_may_wrap(%s: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %up = arith.addi %s, %c63 : index
+  %wt = arith.ceildivui %s, %c64 : index
+  %rt = arith.shrui %up, %c6 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  // expected-warning @+1 {{the protocol check cannot prove that reader 'r' of pipe 'p' waits for as many iterations as the writer commits: the writer commits trips(ceildivui(argument 0 of @ceil_may_wrap, 64)) iterations, the reader waits for trips(divui(argument 0 of @ceil_may_wrap + 63, 64)) iterations}}
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "consumer" warps(4) {
+    scf.for %i = %c0 to %rt step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "producer" warps(1) {
+    scf.for %i = %c0 to %wt step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check cannot prove that reader 'r' of pipe 'p' waits for as many iterations as the writer commits
+
+// -----
+
+// More than three conditions the check cannot compute: they are tried
+// all 0 and all 1, not in the 16 combinations, and the check says so.
+func.func @many_conditions(%n: index, %x: f32, %y: f32, %z: f32, %w: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-warning @+1 {{the protocol check tried the 4 conditions it cannot compute before tle.warp_specialize (the arith.cmpf at line 526 and others) all 0 and all 1, not in every combination; deadlock freedom is not proven for the others}}
+  %cx = arith.cmpf ogt, %x, %zero : f32
+  %cy = arith.cmpf ogt, %y, %zero : f32
+  %cz = arith.cmpf ogt, %z, %zero : f32
+  %cw = arith.cmpf ogt, %w, %zero : f32
+  %xy = arith.andi %cx, %cy : i1
+  %xyz = arith.andi %xy, %cz : i1
+  %all = arith.andi %xyz, %cw : i1
+  %end = arith.select %all, %n, %c1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %p = tle.pipe "p" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    scf.for %i = %c0 to %end step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    scf.for %i = %c0 to %end step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+// STRICT: error: the protocol check tried the 4 conditions

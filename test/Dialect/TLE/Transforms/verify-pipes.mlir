@@ -153,6 +153,26 @@ func.func @reader_never_waits(%i: index) {
 
 // -----
 
+// A pipe defined inside a partition: the partitions that would read it
+// cannot name it.
+func.func @pipe_inside_partition(%i: index) {
+  tle.warp_specialize
+  default "w" warps(1) {
+    %a = tle.shared_alloc : memref<2x64xf32, 3>
+    // expected-error @+1 {{pipe 'kv' is defined inside partition 'w', where no other partition can use it; a pipe connects partitions: define it, and its buffers, in the kernel's body before the tle.warp_specialize}}
+    %p = tle.pipe "kv" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(r)
+    %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+    tle.commit %p[%i : index]
+    tle.warp_yield
+  }
+  partition "r" warps(4) {
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
 func.func @never_committed(%i: index) {
   %a = tle.shared_alloc : memref<2x64xf32, 3>
   // expected-error @+1 {{pipe 'kv' is never committed; its readers would wait forever}}

@@ -16,9 +16,13 @@
 // conditions are 0 or 1, so [c] x [c] = [c]. A branch directly in a
 // step-1 loop on its variable that leaves out or picks the first or the
 // last iteration is taken trips - [ub > lb] or [ub > lb] times. Values
-// are followed through addi, subi, muli and casts; any other arithmetic
-// (divisions, minima, comparisons) is an unknown of its own, equal to
-// another exactly when it applies the same op to the same operands. A
+// are followed through addi, subi, muli, shifts left by a constant and
+// casts. A division by a positive constant is one unknown however it is
+// written: a right shift by k divides by 2^k, ceil(x / d) is floor((x +
+// d - 1) / d), and for an x never negative every rounding down is divui's,
+// so `(s + 63) / 64` and `(s + 63) >> 6` count alike. Any other arithmetic
+// (minima, comparisons) is an unknown of its own, equal to another
+// exactly when it applies the same op to the same operands. A
 // count under an scf.while, or a loop bound or any other branch condition
 // computed from a loop variable, a loop-carried value or a load inside a
 // partition, is not a polynomial.

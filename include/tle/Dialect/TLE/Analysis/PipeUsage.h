@@ -70,6 +70,32 @@ SmallVector<SlotWrite> collectReaderWrites(WaitOp wait);
 /// pipe before `commit`.
 SmallVector<SlotWrite> collectOneShotWrites(CommitOp commit);
 
+/// One window of a pipe's writer and what it writes in it.
+struct WriterWindow {
+  /// The op that opens it: a tle.acquire, or the tle.commit of a one_shot
+  /// pipe (whose writes come before it).
+  Operation *start;
+  SmallVector<SlotWrite> writes;
+};
+
+/// Every window of the pipe's writer partition, in program order.
+SmallVector<WriterWindow> collectWriterWindows(const PipeUsage &usage);
+
+/// Calls `fn` for every wait of a reader of the pipe and each field of the
+/// wait whose view the async proxy reads (isReadByAsyncProxy).
+void forEachAsyncProxyRead(const PipeUsage &usage,
+                           function_ref<void(WaitOp, unsigned field)> fn);
+
+/// The waits that hand data the writer copied with cp.async to the async
+/// proxy: without fence.proxy.async in the reader between the wait and the
+/// read, the PTX memory model does not order the two.
+SmallVector<WaitOp> findCpAsyncHandoffs(const PipeUsage &usage);
+
+/// Whether `op` reads shared memory through the async proxy: a tensor-core
+/// operand or descriptor, or the source of a TMA store that is not
+/// tle.tma_store (which fences for itself).
+bool readsThroughAsyncProxy(Operation *op);
+
 /// The pipe buffer whose slot `view` shows: `view` comes, through view-like
 /// ops and the iter_args of loops that carry it, from a tle.acquire or
 /// tle.wait. Null for any other memref.

@@ -5,7 +5,10 @@
 // tle-lower-pipes puts them (ReleasePlacement), then the sequences run
 // against the mbarrier semantics the lowering emits (full and free barriers
 // per slot, phase parity). A state in which every unfinished partition
-// blocks is a deadlock that happens on the GPU for those inputs. Turn
+// blocks is a deadlock that happens on the GPU for those inputs, and a
+// wait or acquire that passes on the phase another iteration completed is
+// a race; a side that uses a slot's laps out of order is reported as such
+// whatever the schedule (the lap rule, docs/SyncDerivation.md). Turn
 // tokens run against their named barriers: an await passes once the
 // matching signal was made, and a signal must be ordered, through the
 // waits of the run (vector clocks), after the await of the previous signal,
@@ -17,7 +20,9 @@
 // The check runs with every input 0, with every input 1, and then grows
 // the inputs that bound each loop holding pipe operations until that loop
 // runs at least capacity + 1 and then 2 x capacity + 1 times, whatever
-// arithmetic turns the inputs into its trip count. What it cannot run
+// arithmetic turns the inputs into its trip count, with each condition
+// (an i1 input) at 0 and at 1 and each input of a loop step at 1 up to
+// the total capacity plus one. What it cannot run
 // (a loop bound, branch or iteration computed inside a partition from a
 // value it cannot know, a loop it cannot lengthen, more events than it
 // simulates) it reports as unproven.
@@ -36,9 +41,9 @@ namespace mlir::tle {
 /// check is strict.
 InFlightDiagnostic emitUnproven(Operation *op, bool strict);
 
-/// Errors for a deadlock, a token overrun, a negative iteration, or writer
-/// and reader
-/// counts that differ, found for some inputs; emitUnproven for what could
+/// Errors for a deadlock, a race on a slot, a lap out of order, a token
+/// overrun, a negative iteration, or writer and reader counts that
+/// differ, found for some inputs; emitUnproven for what could
 /// not be simulated. Fails after an error (or an unproven report when
 /// `strict`).
 LogicalResult simulateProtocol(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,

@@ -35,6 +35,13 @@ struct StorageFootprint {
 FailureOr<StorageFootprint>
 getStorageFootprint(Value memref, std::string *unresolved = nullptr);
 
+/// The bytes `memref` covers relative to the start of `within`, a memref
+/// it is derived from through view ops (a slot view and its subviews);
+/// the footprint's root is null.
+FailureOr<StorageFootprint>
+getFootprintWithin(Value memref, Value within,
+                   std::string *unresolved = nullptr);
+
 /// The bytes of slot `slot` of a pipe field (a buffer whose leading
 /// dimension indexes the slots).
 FailureOr<StorageFootprint> getSlotFootprint(Value field, int64_t slot);

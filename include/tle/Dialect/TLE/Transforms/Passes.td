@@ -97,19 +97,27 @@ def TLEVerifyPipes : Pass<"tle-verify-pipes"> {
       iteration or the partition ends, except a reader's window that an
       `scf.for` carries into its next iteration (the body waits for
       `e(iv + step)` and yields its views as iter_args);
-    * a pipe's buffers are touched only through the slot views, between
-      their opening and closing ops, and a reader writes only fields no
-      other reader reads;
+    * a pipe is defined before the `tle.warp_specialize`, and its buffers
+      are touched only through the slot views, between their opening and
+      closing ops (a `tle.reclaim` ends them), inside the slot; a reader
+      writes only bytes of its slot that no other reader touches;
     * the writer commits as many iterations as each reader waits for;
-    * no deadlock: the partitions run against the barrier semantics the
-      lowering emits, releases where `--tle-lower-pipes` places them, with
-      inputs chosen so that every loop holding pipe operations runs at
-      least capacity + 1 times.
+    * every side uses each slot for laps 0, 1, 2, ... in order (the k-th
+      use of slot s is iteration k x capacity + s), the only order in
+      which the slot and parity `--tle-assign-pipe-phases` derives are
+      right;
+    * no deadlock and no wait or acquire that passes on the phase of
+      another iteration: the partitions run against the barrier semantics
+      the lowering emits, releases where `--tle-lower-pipes` places them,
+      with inputs chosen so that every loop holding pipe operations runs at
+      least capacity + 1 times, conditions it cannot compute at 0 and 1,
+      and loop steps at every value up to the total capacity plus one.
 
     What it cannot prove (counts it cannot compare, a loop bound or
     iteration computed inside a partition from a value it cannot know, a
-    loop it cannot make long enough, readers of cp.async data that skip
-    their proxy fences under `tle.cp_async_fence = "none"`) is a warning
+    loop it cannot make long enough, readers that hand cp.async data to
+    the async proxy without their proxy fences, under
+    `tle.cp_async_fence = "none"`) is a warning
     naming the loop, op or kernel; with `strict=true` it is an error.
 
     Before (the left reader never releases on the else path):
@@ -261,6 +269,69 @@ def TLESyncPlan : Pass<"tle-sync-plan"> {
   ];
 }
 
+def TLEPlaceProxyFences : Pass<"tle-place-proxy-fences"> {
+  let summary = "Places the readers' proxy fences for cp.async data";
+  let description = [{
+    A reader that waits for data its writer copied with cp.async (a
+    generic-proxy write) and hands it to the async proxy (a `tle.wgmma`
+    operand, a wgmma descriptor, a TMA store) must issue
+    `fence.proxy.async` in every thread between the two. One fence orders
+    everything the thread waited for before it, so the pass places as few
+    as each path needs, by a forward dataflow over the partition's
+    `scf.for`, `scf.if` and `scf.while` (loop back edges joined): a wait
+    that hands cp.async data to the async proxy leaves the thread dirty, a
+    fence cleans it (the writer's fence at a `tle.commit`, the one
+    `tle.tma_store` issues, any `fence.proxy.async` already there), and an
+    async-proxy read while dirty needs a fence. It goes right after the last
+    op of the read's block that left the thread dirty (so waits back to back
+    share one); before a loop, or an `scf.if` whose every branch needs it,
+    when only the dirty entry asks for it there; and at the end of an
+    iteration that hands its data to the next. Nothing is placed under
+    `tle.cp_async_fence = "none"`. `tle-derive-sync` runs the pass last;
+    the rule and its cost are in docs/SyncDerivation.md.
+
+    `form=acquire` (the default) places PTX 8.6's one-directional
+    `fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster`
+    (a generic-to-async proxy fence with acquire semantics: what a reader
+    needs after an mbarrier wait for data others wrote; one `NOP` in SASS;
+    `tle-translate`'s default `+ptx86` selects it); `form=bidirectional`
+    places `fence.proxy.async.shared::cta`, which also waits for the
+    thread's outstanding memory operations.
+
+    Before (q and kv filled by cp.async):
+
+    ```mlir
+    %q = tle.wait %qp reader "r" -> memref<64x64xbf16, #sw>
+    scf.for %i = %c0 to %n step %c1 {
+      %k = tle.wait %kv[%i : index] reader "r" slot(%s) parity(%p)
+          -> memref<64x64xbf16, #sw>
+      %x = tle.wgmma %q, %k, %zero transpose_b : ...
+      ...
+    }
+    ```
+
+    After (one fence a tile covers both waits; none after the wait for q):
+
+    ```mlir
+    %q = tle.wait %qp reader "r" -> memref<64x64xbf16, #sw>
+    scf.for %i = %c0 to %n step %c1 {
+      %k = tle.wait %kv[%i : index] reader "r" slot(%s) parity(%p)
+          -> memref<64x64xbf16, #sw>
+      nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>,
+                        space = #nvvm.shared_space<cta>}
+      %x = tle.wgmma %q, %k, %zero transpose_b : ...
+      ...
+    }
+    ```
+  }];
+  let options = [
+    Option<"form", "form", "std::string", "\"acquire\"",
+           "The fence: 'acquire' (PTX 8.6's one-directional acquire form, "
+           "the default) or 'bidirectional' (fence.proxy.async.shared::cta)">,
+  ];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect"];
+}
+
 def TLELowerPipes : Pass<"tle-lower-pipes"> {
   let summary = "Turns pipes into mbarriers, waits, arrives and fences";
   let description = [{
@@ -280,8 +351,8 @@ def TLELowerPipes : Pass<"tle-lower-pipes"> {
       per thread, elected (partition barrier, then thread 0), cp.async
       no-increment, or nothing for TMA (the copy completes the phase);
     * `fence.proxy.async.shared::cta` goes before a commit whose ordinary
-      stores are read by the async proxy, and after a wait whose cp.async
-      data is, and nowhere else.
+      stores are read by the async proxy, and nowhere else (the readers'
+      fences for cp.async data are `--tle-place-proxy-fences`'s).
 
     No `tle.pipe` or lifecycle op survives.
 

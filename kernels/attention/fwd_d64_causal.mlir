@@ -25,14 +25,13 @@
 // of a row moves only by jumps of more than 8 (base 2), so that the
 // rescale of O (tle.scale) is skipped by warps whose rows kept theirs.
 //
-// One CTA per item, grid (ceil(S_q / 128), H, B): CTA x takes query block
-// x of head y of batch z. The CTAs of one head run side by side and read
-// its K and V while they are in L2. Query block x needs the K and V
-// tiles up to its last row (keys j <= query i, as torch's is_causal).
-// (Longest first, block ceil(S_q / 128) - 1 - x, would balance the last
-// wave better, but the protocol check grows every input of a loop bound
-// to lengthen the loop, x too, which shortens this one: it proves no run
-// of 3 tiles.)
+// One CTA per item, grid (ceil(S_q / 128), H, B), CTA (x, y, z) on head y
+// of batch z. The CTAs of one head run side by side and read its K and V
+// while they are in L2. A query block needs the K and V tiles up
+// to its last row (keys j <= query i, as torch's is_causal), so CTA x
+// takes block ceil(S_q / 128) - 1 - x: the longest items of a head
+// first, the shortest at the end of the grid, where they fill the last
+// wave.
 
 // What the compiler derives: the replicas as partitions, one full
 // barrier per slot with the TMA bytes, free barriers counting every
@@ -187,8 +186,11 @@ func.func @fwd_d64_causal(%q_map: !map, %k_map: !kvmap, %v_map: !kvmap, %out_map
   %q_up = arith.addi %seqlen_q, %block_m_less : index
   %q_blocks = arith.divui %q_up, %block_m : index
   %k_up = arith.addi %seqlen_k, %block_n_less : index
-  // One item: query block x of head y of batch z.
-  %block = gpu.block_id x
+  // One item: head y of batch z, query block ceil(S_q / 128) - 1 - x,
+  // the longest first.
+  %bx = gpu.block_id x
+  %blocks_less = arith.subi %q_blocks, %c1 : index
+  %block = arith.subi %blocks_less, %bx : index
   %h = gpu.block_id y
   %b = gpu.block_id z
   %m0 = arith.muli %block, %block_m : index

@@ -79,16 +79,26 @@ PERSISTENT_SCHEDULE = """\
 // item's Q and first K tile load while the consumers finish this one."""
 
 ONE_ITEM_SCHEDULE = """\
-// One CTA per item, grid (ceil(S_q / ${bm}), H, B): CTA x takes query block
-// x of head y of batch z. The CTAs of one head run side by side and read
-// its K and V while they are in L2.${causal_schedule}"""
+// One CTA per item, grid (ceil(S_q / ${bm}), H, B), CTA (x, y, z) on head y
+// of batch z. The CTAs of one head run side by side and read its K and V
+// while they are in L2.${causal_schedule}"""
 
-CAUSAL_SCHEDULE = """ Query block x needs the K and V
-// tiles up to its last row (keys j <= query i, as torch's is_causal).
-// (Longest first, block ceil(S_q / ${bm}) - 1 - x, would balance the last
-// wave better, but the protocol check grows every input of a loop bound
-// to lengthen the loop, x too, which shortens this one: it proves no run
-// of 3 tiles.)"""
+CAUSAL_SCHEDULE = """ A query block needs the K and V tiles up
+// to its last row (keys j <= query i, as torch's is_causal), so CTA x
+// takes block ceil(S_q / ${bm}) - 1 - x: the longest items of a head
+// first, the shortest at the end of the grid, where they fill the last
+// wave."""
+
+PLAIN_BLOCK = """\
+  // One item: head y of batch z, query block x.
+  %block = gpu.block_id x"""
+
+CAUSAL_BLOCK = """\
+  // One item: head y of batch z, query block ceil(S_q / ${bm}) - 1 - x,
+  // the longest first.
+  %bx = gpu.block_id x
+  %blocks_less = arith.subi %q_blocks, %c1 : index
+  %block = arith.subi %blocks_less, %bx : index"""
 
 # Kernel arguments and the values every partition shares.
 PREAMBLE = """\
@@ -430,8 +440,7 @@ PERSISTENT_ITEMS = """\
   %tiles = arith.divui %k_up, %block_n : index"""
 
 ONE_ITEM = """\
-  // One item: query block x of head y of batch z.
-  %block = gpu.block_id x
+${block_of_x}
   %h = gpu.block_id y
   %b = gpu.block_id z
   %m0 = arith.muli %block, %block_m : index
@@ -557,6 +566,7 @@ def render(variant):
         "attributes": attributes,
         "items": PERSISTENT_ITEMS if persistent else ONE_ITEM,
         "one_item_tiles": CAUSAL_TILES if causal else ALL_TILES,
+        "block_of_x": CAUSAL_BLOCK if causal else PLAIN_BLOCK,
         "item_call": PERSISTENT_CALL if persistent else DROP,
         "item_helper": ITEM_HELPER if persistent else DROP,
         "bound": CAUSAL_BOUND if causal else PLAIN_BOUND,

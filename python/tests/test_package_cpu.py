@@ -28,20 +28,26 @@ def _python(code):
 
 def test_import_without_torch():
     done = _python("import tle, tle.runtime, tle.bench, tle.gemm, tle.sparse_mla\n"
-                   "print(sorted(v.name for v in tle.sparse_mla.VARIANTS))")
+                   "import tle.attention\n"
+                   "print(sorted(v.name for v in tle.sparse_mla.VARIANTS))\n"
+                   "print(sorted(v.name for v in tle.attention.VARIANTS))")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "['naive', 'pipe', 'seesaw', 'seesaw_k512']"
+    assert done.stdout.split("\n")[:2] == [
+        "['naive', 'pipe', 'seesaw', 'seesaw_k512']",
+        "['fwd_d128', 'fwd_d128_causal', 'fwd_d64', 'fwd_d64_causal']"]
 
 
 def test_sparse_mla_fwd_says_it_needs_torch():
     done = _python("import tle\ntle.sparse_mla_fwd")
     assert done.returncode != 0
     assert "ImportError: tle's SparseMLA call needs PyTorch" in done.stderr
+    done = _python("import tle\ntle.attention_fwd")
+    assert "ImportError: tle's attention call needs PyTorch" in done.stderr
 
 
 def test_the_face():
-    assert set(tle.__all__) == {"sparse_mla_fwd", "bench", "gemm", "runtime",
-                                "sparse_mla"}
+    assert set(tle.__all__) == {"sparse_mla_fwd", "attention_fwd", "attention",
+                                "bench", "gemm", "runtime", "sparse_mla"}
     assert isinstance(tle.__version__, str)
     with pytest.raises(AttributeError, match="no attribute 'sparse_mla_fwd_typo'"):
         tle.sparse_mla_fwd_typo
@@ -66,6 +72,14 @@ def test_the_wheel_carries_the_library_and_kernels():
         assert kernel.signature[1].strides == kernel.signature[2].strides == (-1, -1, -1, 1)
         with open(os.path.splitext(path)[0] + ".ptx") as f:
             assert ".target sm_90a" in f.read()
+    # q, k, v and out as tensor maps, lse, sm_scale, S_k, H_kv.
+    for variant in tle.attention.VARIANTS:
+        path = variant.kernel_file()
+        assert path.startswith(tle.attention.variants.KERNELS)
+        kernel = rt.Metadata(os.path.splitext(path)[0] + ".json").kernel()
+        assert tuple(arg.kind for arg in kernel.signature) == (
+            ("tensor_map",) * 4 + ("memref", "f32", "index", "index"))
+        assert kernel.persistent == variant.persistent, variant.name
 
 
 @needs_wheel

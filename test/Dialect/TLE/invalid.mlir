@@ -823,6 +823,29 @@ func.func @reduce_dim(%s: tensor<64x64xf32, #acc>) {
 
 // -----
 
+// A fold keeps the layout and the other dimension; its width divides the
+// reduced extent.
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @fold_width(%s: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.reduce' op folds dimension 1 of 'tensor<64x64xf32, #tle.mma<warp_groups = [1, 1]>>' into a tensor of the same layout, element type and other dimension whose extent divides 64, got 'tensor<64x24xf32, #tle.mma<warp_groups = [1, 1]>>'}}
+  %r = tle.reduce sum %s dim 1 : tensor<64x64xf32, #acc> -> tensor<64x24xf32, #acc>
+  return
+}
+
+// -----
+
+// Two warp groups split the columns: warp group 0 holds columns 0-31 of
+// the source but only 0-7 of the fold, so columns 8-15 would come from it
+// into warp group 1's.
+#acc = #tle.mma<warp_groups = [1, 2]>
+func.func @fold_across_threads(%s: tensor<64x64xf32, #acc>) {
+  // expected-error @+1 {{'tle.reduce' op cannot fold dimension 1 of 'tensor<64x64xf32, #tle.mma<warp_groups = [1, 2]>>' into 16 per thread: in this layout a thread does not hold every element it would combine}}
+  %r = tle.reduce sum %s dim 1 : tensor<64x64xf32, #acc> -> tensor<64x16xf32, #acc>
+  return
+}
+
+// -----
+
 #acc = #tle.mma<warp_groups = [1, 1]>
 // The row vector has 64 entries; broadcasting it along dim 1 gives 64 rows,
 // not 128 columns' worth of a different parent.
@@ -1317,10 +1340,31 @@ func.func @token_name() {
 // -----
 
 func.func @token_to_itself() {
-  // expected-error @+1 {{token 'turn' goes from partition 'wg0' to itself; a token orders two different partitions}}
+  // expected-error @+1 {{on token 'turn': the token goes from partition 'wg0' to itself; a token orders two different partitions, or the replicas of one replicated partition in a ring}}
   %t = tle.token "turn" from "wg0" to "wg0"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      tle.warp_yield
+    }
   return
 }
+
+// -----
+
+// An unused token still names partitions that exist.
+func.func @unused_token_unknown_partition() {
+  // expected-error @+1 {{'tle.token' op on token 'turn': the token names partition 'wg2', but the tle.warp_specialize beside it has partitions 'wg0', 'wg1'}}
+  %t = tle.token "turn" from "wg0" to "wg2"
+  tle.warp_specialize
+    default "wg0" warps(4) {
+      tle.warp_yield
+    }
+    partition "wg1" warps(4) {
+      tle.warp_return
+    }
+  return
+}
+
 
 // -----
 
@@ -1550,8 +1594,59 @@ func.func @token_to_replicas() {
   %t = tle.token "go" from "tma" to "mma"
   tle.warp_specialize
   default "tma" warps(1) {
-    // expected-error @+1 {{'tle.signal' op on token 'go': the token names partition 'mma', which runs 2 replicas; a token orders two single partitions, so it cannot name a replicated one}}
+    // expected-error @+1 {{'tle.signal' op on token 'go': the token goes from partition 'tma', which is a single partition, to partition 'mma', which runs 2 replicas; a token has one signaler and one waiter per replica, so it joins two single partitions, the replicas of one partition in a ring (from and to the same partition: replica r signals replica r + 1 mod N), or two partitions with as many replicas (replica r signals replica r)}}
     tle.signal %t
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(2) (%r: index) {
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+func.func @token_between_replica_counts() {
+  %t = tle.token "go" from "mma" to "epi"
+  tle.warp_specialize
+  default "tma" warps(1) {
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(2) (%r: index) {
+    // expected-error @+1 {{'tle.signal' op on token 'go': the token goes from partition 'mma', which runs 2 replicas, to partition 'epi', which runs 3 replicas; a token has one signaler and one waiter per replica}}
+    tle.signal %t
+    tle.warp_return
+  }
+  partition "epi" warps(1) replicas(3) (%r: index) {
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+func.func @ring_of_one_replica() {
+  %t = tle.token "turn" from "mma" to "mma"
+  tle.warp_specialize
+  default "tma" warps(1) {
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(1) (%r: index) {
+    // expected-error @+1 {{'tle.await' op on token 'turn': the token goes from partition 'mma' to itself, which runs 1 replica; a ring of turns (replica r signals replica r + 1 mod N) needs 2 or more}}
+    tle.await %t
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Unused, and still checked: a token from a single partition to replicas.
+func.func @unused_token_to_replicas() {
+  // expected-error @+1 {{'tle.token' op on token 'go': the token goes from partition 'tma', which is a single partition, to partition 'mma', which runs 2 replicas}}
+  %t = tle.token "go" from "tma" to "mma"
+  tle.warp_specialize
+  default "tma" warps(1) {
     tle.warp_yield
   }
   partition "mma" warps(4) replicas(2) (%r: index) {

@@ -241,6 +241,8 @@ func.func @reduce_broadcast_convert(%s: tensor<128x64xf32, #acc>,
   %max = tle.reduce max %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128xf32, #row>
   // CHECK: tle.reduce sum %[[S]] dim 1
   %sum = tle.reduce sum %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128xf32, #row>
+  // CHECK: tle.reduce sum %[[S]] dim 1 : tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>> -> tensor<128x8xf32, #tle.mma<warp_groups = [2, 1]>>
+  %partial = tle.reduce sum %s dim 1 : tensor<128x64xf32, #acc> -> tensor<128x8xf32, #acc>
   // CHECK: tle.broadcast %[[MAX]] dim 1 : tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>> -> tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>
   %b = tle.broadcast %max dim 1 : tensor<128xf32, #row> -> tensor<128x64xf32, #acc>
   // CHECK: tle.scale %[[S]] by %[[MAX]] dim 1 : tensor<128x64xf32, #tle.mma<warp_groups = [2, 1]>>, tensor<128xf32, #tle.slice<dim = 1, parent = #tle.mma<warp_groups = [2, 1]>>>
@@ -322,6 +324,38 @@ func.func @token_forms() {
       // CHECK: tle.signal %turn10
       tle.await %t01
       tle.signal %t10
+      tle.warp_return
+    }
+  return
+}
+
+// Tokens between replicas: a ring over the replicas of one partition, and
+// pairs between two partitions of as many replicas; an unused token names
+// partitions that exist.
+// CHECK-LABEL: func.func @replica_token_forms
+func.func @replica_token_forms() {
+  // CHECK: %turn = tle.token "turn" from "mma" to "mma"
+  // CHECK: %pair = tle.token "pair" from "mma" to "epi"
+  // CHECK: %spare = tle.token "spare" from "epi" to "mma"
+  %turn = tle.token "turn" from "mma" to "mma"
+  %pair = tle.token "pair" from "mma" to "epi"
+  %spare = tle.token "spare" from "epi" to "mma"
+  tle.warp_specialize
+    default "tma" warps(1) {
+      tle.warp_yield
+    }
+    partition "mma" warps(4) replicas(2) (%r: index) {
+      // CHECK: tle.await %turn
+      // CHECK: tle.signal %turn
+      // CHECK: tle.signal %pair
+      tle.await %turn
+      tle.signal %turn
+      tle.signal %pair
+      tle.warp_return
+    }
+    partition "epi" warps(4) replicas(2) (%r: index) {
+      // CHECK: tle.await %pair
+      tle.await %pair
       tle.warp_return
     }
   return

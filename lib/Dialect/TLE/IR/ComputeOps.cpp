@@ -293,10 +293,48 @@ static LogicalResult verifySlicePair(Operation *op, RankedTensorType matrix,
   return success();
 }
 
+/// A reduction into a 2-D tensor of the source's layout folds the reduced
+/// dimension into `w` per-thread partial results (columns j, j + w, ...
+/// into column j), which is only a fold when each thread holds the
+/// elements it combines.
+static LogicalResult verifyFold(ReduceOp op) {
+  RankedTensorType source = op.getSource().getType();
+  RankedTensorType result = op.getResult().getType();
+  int64_t dim = op.getDim();
+  if (dim != 0 && dim != 1)
+    return op.emitOpError("dim must be 0 or 1, got ") << dim;
+  if (failed(verifyDistributed(op, source, "2-D tensor")) ||
+      failed(verifyDistributed(op, result, "result")))
+    return failure();
+  if (source.getRank() != 2)
+    return op.emitOpError("expects a 2-D tensor, got ") << source;
+  int64_t width = result.getDimSize(dim), extent = source.getDimSize(dim);
+  if (result.getEncoding() != source.getEncoding() ||
+      result.getElementType() != source.getElementType() ||
+      result.getDimSize(1 - dim) != source.getDimSize(1 - dim) ||
+      extent % width != 0)
+    return op.emitOpError("folds dimension ")
+           << dim << " of " << source
+           << " into a tensor of the same layout, element type and other "
+              "dimension whose extent divides "
+           << extent << ", got " << result;
+  if (!getFoldRegisters(source, result, dim))
+    return op.emitOpError("cannot fold dimension ")
+           << dim << " of " << source << " into " << width
+           << " per thread: in this layout a thread does not hold every "
+              "element it would combine (each keeps partial results only "
+              "of the positions it holds; #tle.mma holds columns 2 (lane mod "
+              "4) and the next of every 8, so folds its columns into a "
+              "multiple of 8); reduce into the 1-D #tle.slice instead";
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   if (!getSource().getType().getElementType().isF32())
     return emitOpError("reduces f32 tensors, got ")
            << getSource().getType().getElementType();
+  if (getResult().getType().getRank() == 2)
+    return verifyFold(*this);
   return verifySlicePair(*this, getSource().getType(), getResult().getType(),
                          getDim());
 }

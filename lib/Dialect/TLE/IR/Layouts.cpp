@@ -247,3 +247,36 @@ bool mlir::tle::keepsEveryElementInPlace(RankedTensorType a,
         return false;
   return true;
 }
+
+std::optional<SmallVector<int64_t>>
+mlir::tle::getFoldRegisters(RankedTensorType source, RankedTensorType result,
+                            unsigned dim) {
+  ThreadMap from = getThreadMap(source), to = getThreadMap(result);
+  int64_t width = result.getDimSize(dim);
+  unsigned rank = source.getRank();
+  SmallVector<int64_t> registers(from.offsets.size(), -1);
+  int64_t threads = std::max(from.numThreads, to.numThreads);
+  for (int64_t tid = 0; tid < threads; ++tid) {
+    SmallVector<bool> reached(to.offsets.size(), false);
+    for (auto [i, offset] : llvm::enumerate(from.offsets)) {
+      SmallVector<int64_t, 2> coordinate(rank);
+      for (unsigned d = 0; d < rank; ++d)
+        coordinate[d] = from.evaluateBase(tid, d) + offset[d];
+      coordinate[dim] %= width;
+      auto *it = llvm::find_if(to.offsets, [&](ArrayRef<int64_t> held) {
+        for (unsigned d = 0; d < rank; ++d)
+          if (to.evaluateBase(tid, d) + held[d] != coordinate[d])
+            return false;
+        return true;
+      });
+      int64_t j = it - to.offsets.begin();
+      if (it == to.offsets.end() || (registers[i] != -1 && registers[i] != j))
+        return std::nullopt;
+      registers[i] = j;
+      reached[j] = true;
+    }
+    if (!llvm::all_of(reached, [](bool r) { return r; }))
+      return std::nullopt;
+  }
+  return registers;
+}

@@ -441,6 +441,12 @@ LogicalResult WarpSpecializeOp::verifyRegions() {
              << " warps; warp-group MMA needs a multiple of "
              << hopper::kWarpsPerWarpGroup << " warps";
   }
+  // A token nothing uses still names partitions of this op: a name that is
+  // none is a mistake, not a token to leave out of the sync plan.
+  for (Operation &op : *getOperation()->getBlock())
+    if (auto token = dyn_cast<TokenOp>(op); token && token->use_empty())
+      if (failed(token.verifyEnds(*this, [&] { return token.emitOpError(); })))
+        return failure();
   return success();
 }
 

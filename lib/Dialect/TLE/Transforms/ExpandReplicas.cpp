@@ -3,7 +3,8 @@
 // A partition with `replicas(N) (%r: index)` becomes N ordinary partitions,
 // `name#0` .. `name#N-1`: copies of its region with %r a constant and what
 // depends on it folded, each reading its pipes as a reader of its own
-// (`reader#r`). The sync passes and the lowering then see ordinary
+// (`reader#r`), and each token between replicas becomes one token per
+// replica (`turn#r`). The sync passes and the lowering then see ordinary
 // partitions only, so a replica is counted, checked and placed like any
 // partition an author writes out.
 //
@@ -17,6 +18,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "tle-expand-replicas"
@@ -122,6 +124,7 @@ public:
 private:
   LogicalResult collectReaders();
   void expandPipeReaders();
+  void expandTokens();
   WarpSpecializeOp buildExpandedOp();
   void instantiate(Region &region, unsigned replica);
 
@@ -129,6 +132,8 @@ private:
   const FrozenRewritePatternSet &folds;
   /// Each pipe reader of a replicated partition, with its replica count.
   llvm::MapVector<ReaderKey, unsigned> replicatedReaders;
+  /// The tokens between replicas, with the token of each replica's signal.
+  llvm::MapVector<Operation *, SmallVector<TokenOp>> replicatedTokens;
 };
 
 /// Every reader-side op of a replicated partition acts for a reader of that
@@ -203,6 +208,42 @@ void ReplicaExpander::expandPipeReaders() {
         ArrayAttr::get(pipe->getContext(), readers));
 }
 
+/// A token whose ends are replicated (the token verifiers allow both or
+/// neither) becomes one token per replica, `turn#r`, from replica r of its
+/// signaler to replica r + 1 mod N of a ring, or to replica r of the
+/// waiter. Unused tokens beside the op are written out too, since the
+/// verifier checks them against the expanded partitions.
+void ReplicaExpander::expandTokens() {
+  llvm::StringMap<unsigned> replicasOf;
+  for (unsigned p = 0, e = ws.getNumPartitions(); p < e; ++p)
+    if (ws.isReplicated(p))
+      replicasOf[ws.getPartitionLabel(p)] = ws.getNumReplicas(p);
+  llvm::SetVector<TokenOp> tokens;
+  ws->walk([&](Operation *op) {
+    if (isa<SignalOp, AwaitOp>(op))
+      if (auto token = op->getOperand(0).getDefiningOp<TokenOp>())
+        tokens.insert(token);
+  });
+  for (Operation &op : *ws->getBlock())
+    if (auto token = dyn_cast<TokenOp>(op); token && token->use_empty())
+      tokens.insert(token);
+  for (TokenOp token : tokens) {
+    auto it = replicasOf.find(token.getSignaler());
+    if (it == replicasOf.end())
+      continue;
+    unsigned n = it->second;
+    OpBuilder b(token->getContext());
+    b.setInsertionPointAfter(token);
+    SmallVector<TokenOp> &copies = replicatedTokens[token];
+    for (unsigned r = 0; r < n; ++r)
+      copies.push_back(TokenOp::create(
+          b, token.getLoc(), token.getType(),
+          getReplicaName(token.getName(), r),
+          getReplicaName(token.getSignaler(), r),
+          getReplicaName(token.getWaiter(), token.isRing() ? (r + 1) % n : r)));
+  }
+}
+
 /// The op with one partition per replica, and empty regions.
 WarpSpecializeOp ReplicaExpander::buildExpandedOp() {
   SmallVector<Attribute> names;
@@ -244,6 +285,20 @@ void ReplicaExpander::instantiate(Region &region, unsigned replica) {
     if (std::optional<StringRef> reader = getReaderName(op))
       setReaderName(op, getReplicaName(*reader, replica));
   });
+  // Replica r signals its own token and awaits its predecessor's in a ring,
+  // its own of a pair.
+  region.walk([&](Operation *op) {
+    if (!isa<SignalOp, AwaitOp>(op))
+      return;
+    auto it = replicatedTokens.find(op->getOperand(0).getDefiningOp());
+    if (it == replicatedTokens.end())
+      return;
+    unsigned n = it->second.size();
+    bool ring = cast<TokenOp>(it->first).isRing();
+    op->setOperand(
+        0,
+        it->second[isa<AwaitOp>(op) && ring ? (replica + n - 1) % n : replica]);
+  });
   SetVector<Operation *> dependents;
   getForwardSlice(index.getOperation(), &dependents);
   SmallVector<Operation *> worklist{index};
@@ -260,6 +315,7 @@ LogicalResult ReplicaExpander::run() {
   if (failed(collectReaders()))
     return failure();
   expandPipeReaders();
+  expandTokens();
   WarpSpecializeOp expanded = buildExpandedOp();
   unsigned next = 0;
   for (unsigned p = 0, e = ws.getNumPartitions(); p < e; ++p) {
@@ -284,6 +340,8 @@ LogicalResult ReplicaExpander::run() {
   }
   ws.replaceAllUsesWith(expanded.getResults());
   ws.erase();
+  for (auto &[token, copies] : replicatedTokens)
+    token->erase();
   return success();
 }
 

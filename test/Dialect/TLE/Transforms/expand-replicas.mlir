@@ -164,3 +164,63 @@ func.func @shared_reader(%n: index) {
   }
   return
 }
+
+// -----
+
+// Tokens between replicas become one token per replica. The ring "turn"
+// goes from replica r to replica r + 1 mod 3: replica r signals turn#r and
+// awaits turn#(r - 1 mod 3). The pair token "done" goes from replica r of
+// "mma" to replica r of "epi". Copies whose guard on the replica index
+// folds away keep only their own part (replica 2 signals first).
+// CHECK-LABEL: func.func @replica_tokens
+// CHECK-DAG:   %[[T0:.*]] = tle.token "turn#0" from "mma#0" to "mma#1"
+// CHECK-DAG:   %[[T1:.*]] = tle.token "turn#1" from "mma#1" to "mma#2"
+// CHECK-DAG:   %[[T2:.*]] = tle.token "turn#2" from "mma#2" to "mma#0"
+// CHECK-DAG:   %[[D0:.*]] = tle.token "done#0" from "mma#0" to "epi#0"
+// CHECK-DAG:   %[[D1:.*]] = tle.token "done#1" from "mma#1" to "epi#1"
+// CHECK-DAG:   %[[D2:.*]] = tle.token "done#2" from "mma#2" to "epi#2"
+// CHECK-NOT:   tle.token
+// CHECK:       partition "mma#0" warps(4) {
+// CHECK-NEXT:    tle.await %[[T2]]
+// CHECK-NEXT:    tle.signal %[[T0]]
+// CHECK-NEXT:    tle.signal %[[D0]]
+// CHECK-NEXT:    tle.warp_return
+// CHECK:       partition "mma#1" warps(4) {
+// CHECK-NEXT:    tle.await %[[T0]]
+// CHECK-NEXT:    tle.signal %[[T1]]
+// CHECK-NEXT:    tle.signal %[[D1]]
+// CHECK-NEXT:    tle.warp_return
+// CHECK:       partition "mma#2" warps(4) {
+// CHECK-NEXT:    tle.signal %[[T2]]
+// CHECK-NEXT:    tle.await %[[T1]]
+// CHECK-NEXT:    tle.signal %[[T2]]
+// CHECK-NEXT:    tle.signal %[[D2]]
+// CHECK-NEXT:    tle.warp_return
+// CHECK:       partition "epi#0" warps(1) {
+// CHECK-NEXT:    tle.await %[[D0]]
+// CHECK:       partition "epi#2" warps(1) {
+// CHECK-NEXT:    tle.await %[[D2]]
+func.func @replica_tokens() {
+  %c2 = arith.constant 2 : index
+  %turn = tle.token "turn" from "mma" to "mma"
+  %done = tle.token "done" from "mma" to "epi"
+  tle.warp_specialize
+  default "tma" warps(1) {
+    tle.warp_yield
+  }
+  partition "mma" warps(4) replicas(3) (%r: index) {
+    %last = arith.cmpi eq, %r, %c2 : index
+    scf.if %last {
+      tle.signal %turn
+    }
+    tle.await %turn
+    tle.signal %turn
+    tle.signal %done
+    tle.warp_return
+  }
+  partition "epi" warps(1) replicas(3) (%r: index) {
+    tle.await %done
+    tle.warp_return
+  }
+  return
+}

@@ -199,3 +199,97 @@ func.func @replica_reclaim_halves() {
   }
   return
 }
+
+// -----
+
+// FlashAttention-3's ping-pong with its consumers written once: replica r
+// hands the turn to replica r + 1 mod 2 after each tile (the ring token
+// "turn"); the last replica gives the first its first turn before the
+// loop, and the first takes back the last turn after it, so every signal
+// is awaited. Each signal after the first is ordered after the await of
+// the previous one through the other replica's turn.
+func.func @replica_ping_pong(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tle.shared_alloc : memref<2x64xf32, 3>
+  %x = tle.pipe "x" capacity 2 fields(a = %a : memref<2x64xf32, 3>) readers(c)
+  %turn = tle.token "turn" from "consumer" to "consumer"
+  tle.warp_specialize
+  default "producer" warps(1) {
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.acquire %x[%i : index] -> memref<64xf32, 3>
+      tle.commit %x[%i : index]
+    }
+    tle.warp_yield
+  }
+  partition "consumer" warps(4) replicas(2) (%r: index) {
+    %last = arith.cmpi eq, %r, %c1 : index
+    scf.if %last {
+      tle.signal %turn
+    }
+    scf.for %i = %c0 to %n step %c1 {
+      %v = tle.wait %x[%i : index] reader "c" -> memref<64xf32, 3>
+      tle.await %turn
+      tle.signal %turn
+      tle.release %x[%i : index] reader "c"
+    }
+    %first = arith.cmpi eq, %r, %c0 : index
+    scf.if %first {
+      tle.await %turn
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// Without the last replica's first signal, both replicas await each other
+// before their first turn.
+func.func @replica_ring_without_first_turn(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %turn = tle.token "turn" from "consumer" to "consumer"
+  tle.warp_specialize
+  default "producer" warps(1) {
+    tle.warp_yield
+  }
+  partition "consumer" warps(4) replicas(2) (%r: index) {
+    scf.for %i = %c0 to %n step %c1 {
+      // expected-error @+2 {{deadlock when argument 0 of @replica_ring_without_first_turn = 1: partitions wait on each other in a cycle 'consumer#0' -> 'consumer#1' -> 'consumer#0'; partition 'consumer#0' awaits signal 1 of token 'turn#1', which partition 'consumer#1' has not made}}
+      // expected-note @+1 {{partition 'consumer#1' awaits signal 1 of token 'turn#0', which partition 'consumer#0' has not made}}
+      tle.await %turn
+      tle.signal %turn
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A replica that signals twice per turn overruns the next replica's named
+// barrier.
+func.func @replica_ring_overrun(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %turn = tle.token "turn" from "consumer" to "consumer"
+  tle.warp_specialize
+  default "producer" warps(1) {
+    tle.warp_yield
+  }
+  partition "consumer" warps(4) replicas(2) (%r: index) {
+    %last = arith.cmpi eq, %r, %c1 : index
+    scf.if %last {
+      tle.signal %turn
+    }
+    // expected-note @+1 {{the await of partition 'consumer#1' that the previous signal is for}}
+    tle.await %turn
+    // expected-note @+1 {{the previous signal}}
+    tle.signal %turn
+    // expected-error @+1 {{token 'turn#0' may be signaled again before its previous signal is awaited: nothing orders this tle.signal in partition 'consumer#0' after partition 'consumer#1' awaits the previous one}}
+    tle.signal %turn
+    tle.warp_return
+  }
+  return
+}

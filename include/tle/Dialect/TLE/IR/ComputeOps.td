@@ -194,8 +194,22 @@ def TLE_ReduceOp : TLE_Op<"reduce", [Pure]> {
     warp combine with shuffles; warp groups that share rows combine through
     shared memory.
 
+    With a 2-D result of the source's layout whose extent `w` along `dim`
+    divides the source's, the op folds instead: element `j` of a row (for
+    `dim = 1`) combines the source's elements `j`, `j + w`, `j + 2w`, ...
+    That is exactly what each thread can do alone when it holds those
+    elements, and then nothing moves between threads: in `#tle.mma` a
+    thread holds the same two columns of every 8, so a row folds into 8.
+    The running row sum of an online softmax is kept so, `l = l * alpha +
+    fold(p)` per tile, and reduced across the lanes of each row once, by a
+    `tle.reduce` of the `[M, 8]` tensor into the slice at the end, instead
+    of shuffling at every tile. A fold some thread cannot make alone is an
+    error.
+
     ```mlir
     %m = tle.reduce max %s dim 1 : tensor<64x64xf32, #mma> -> tensor<64xf32, #row>
+    %part = tle.reduce sum %p dim 1 : tensor<64x128xf32, #mma> -> tensor<64x8xf32, #mma>
+    %l = tle.reduce sum %part dim 1 : tensor<64x8xf32, #mma> -> tensor<64xf32, #row>
     ```
   }];
   let arguments = (ins TLE_ReduceKindAttr:$kind, TLE_DistributedTensor:$source,

@@ -61,6 +61,16 @@ ThreadMap getThreadMap(RankedTensorType type);
 /// the larger thread count: converting between them moves no data.
 bool keepsEveryElementInPlace(RankedTensorType a, RankedTensorType b);
 
+/// For a fold of `source` along `dim` into `result` (same layout, extent
+/// w along `dim`: element j of the result combines the elements j, j + w,
+/// ...), the result register each source register goes to, the same in
+/// every thread; none when some thread would need an element another
+/// thread holds, or would hold a result element no element of its own
+/// goes to.
+std::optional<SmallVector<int64_t>> getFoldRegisters(RankedTensorType source,
+                                                     RankedTensorType result,
+                                                     unsigned dim);
+
 /// The threads a layout spans, independent of the shape.
 int64_t getNumThreads(Attribute layout);
 

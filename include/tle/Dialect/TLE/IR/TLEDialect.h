@@ -24,6 +24,7 @@
 
 namespace mlir::tle {
 class PipeOp;
+class WarpSpecializeOp;
 /// Whether `memorySpace` denotes the CTA's shared memory: either
 /// `#gpu.address_space<workgroup>` or the NVPTX address space 3.
 bool isSharedMemorySpace(Attribute memorySpace);

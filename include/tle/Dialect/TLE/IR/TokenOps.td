@@ -25,8 +25,22 @@ def TLE_TokenOp : TLE_Op<"token", [
     phases.
 
     The partitions are named as the `tle.warp_specialize` names them
-    (`default` and `partition<i>` for unnamed ones). The token name is an
-    identifier, used in reports and diagnostics.
+    (`default` and `partition<i>` for unnamed ones), and must be its
+    partitions, whether or not anything uses the token. The token name is
+    an identifier, used in reports and diagnostics.
+
+    A token may join replicated partitions (`replicas(N)`), one token per
+    replica once `--tle-expand-replicas` writes them out as `name#r`:
+    - `from` and `to` the same replicated partition: a ring of turns,
+      replica r signals replica (r + 1) mod N (FlashAttention-3's
+      ping-pong between consumers written once); in replica r,
+      `tle.signal` hands the turn to replica r + 1 and `tle.await` waits
+      for it from replica r - 1;
+    - two replicated partitions with as many replicas: replica r of
+      `from` signals replica r of `to`.
+    A token from a single partition to a replicated one, or back, or
+    between partitions with different replica counts, is an error: a
+    named barrier has one signaler and one waiter.
 
     `--tle-lower-warp-specialize` gives each token a hardware named barrier
     of its own: a signal is a `bar.arrive` and an await a `bar.sync` on it,
@@ -38,12 +52,23 @@ def TLE_TokenOp : TLE_Op<"token", [
 
     ```mlir
     %turn01 = tle.token "turn01" from "wg0" to "wg1"
+    // Replica r of "mma" hands the turn to replica (r + 1) mod N.
+    %turn = tle.token "turn" from "mma" to "mma"
     ```
   }];
   let arguments = (ins StrAttr:$name, StrAttr:$signaler, StrAttr:$waiter);
   let results = (outs TLE_TokenType:$token);
   let assemblyFormat = "$name `from` $signaler `to` $waiter attr-dict";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Checks that the token's ends are partitions of `ws` that a token may
+    /// join (`ws` holds its uses, or sits beside an unused token); the
+    /// error goes through `emitError`.
+    LogicalResult verifyEnds(WarpSpecializeOp ws,
+                             function_ref<InFlightDiagnostic()> emitError);
+    /// Whether both ends are one replicated partition: a ring of turns.
+    bool isRing() { return getSignaler() == getWaiter(); }
+  }];
 }
 
 class TLE_TokenUseOp<string mnemonic> : TLE_Op<mnemonic> {

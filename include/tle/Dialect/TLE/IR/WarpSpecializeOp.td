@@ -60,8 +60,10 @@ def TLE_WarpSpecializeOp : TLE_Op<"warp_specialize", [
     Replica 0 of a replicated default partition is the default partition
     (its warps go on past the op), the others follow it as partitions, and
     it yields no values. A replicated partition does not write a pipe (a
-    pipe has one writer), and turn tokens do not name it (a token joins two
-    single partitions).
+    pipe has one writer). A turn token may name it at both ends, for a
+    ring of turns among its replicas (replica r signals replica r + 1 mod
+    N), or join it to another partition of as many replicas (replica r to
+    replica r); a token between it and a single partition is an error.
 
     ```mlir
     tle.warp_specialize

@@ -17,8 +17,13 @@ def TLEExpandReplicas : Pass<"tle-expand-replicas"> {
     becomes `<reader>#<r>` in copy r, and the pipe's `readers(...)` lists
     the N readers in its place with the same fields: each replica is a
     reader of its own, so the free barrier counts the threads of all N.
-    The `tle-derive-sync` and `tle-to-llvm` pipelines run it first; every
-    later pass rejects a replicated partition.
+    A turn token between replicas becomes N tokens `<token>#<r>`: of a
+    ring (`from "mma" to "mma"`), token r goes from `mma#r` to
+    `mma#<(r + 1) mod N>`, so copy r signals token r and awaits token
+    r - 1 mod N; between two partitions of N replicas, token r goes from
+    replica r to replica r. The `tle-derive-sync` and `tle-to-llvm`
+    pipelines run it first; every later pass rejects a replicated
+    partition.
 
     Replica 0 of a replicated default partition stays the default
     partition; the others follow it and end in `tle.warp_return`. It is an

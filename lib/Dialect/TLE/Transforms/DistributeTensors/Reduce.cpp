@@ -2,10 +2,11 @@
 //
 // A reduction folds the thread's elements of each row (or column), then
 // combines with the lanes that share the row by XOR shuffles and, where
-// warps or warp groups share it, through a scratch buffer. A broadcast is
-// its inverse shape and moves no data: every thread already holds the
-// row's value. A scale multiplies by a broadcast, unless no factor the
-// warp holds differs from 1.
+// warps or warp groups share it, through a scratch buffer; one into a 2-D
+// tensor stops after the fold, each thread keeping its partial results. A
+// broadcast is its inverse shape and moves no data: every thread already holds
+// the row's value. A scale multiplies by a broadcast, unless no factor the warp
+// holds differs from 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +80,8 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
   LogicalResult
   matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (op.getResult().getType().getRank() == 2)
+      return foldInThread(op, adaptor, rewriter);
     Location loc = op.getLoc();
     unsigned dim = op.getDim(), kept = 1 - dim;
     ThreadMap source = getThreadMap(op.getSource().getType());
@@ -118,6 +121,26 @@ struct ReduceOpLowering : OpConversionPattern<ReduceOp> {
       }
     if (!warpTerms.empty())
       combineAcrossWarps(rewriter, op, warpTerms, result, partial);
+    rewriter.replaceOp(
+        op, fromElements(rewriter, loc, rewriter.getF32Type(), partial));
+    return success();
+  }
+
+  /// A fold into per-thread partial results: each thread combines its own
+  /// elements, and nothing moves between threads.
+  static LogicalResult foldInThread(ReduceOp op, OpAdaptor adaptor,
+                                    ConversionPatternRewriter &rewriter) {
+    Location loc = op.getLoc();
+    SmallVector<int64_t> registers = *getFoldRegisters(
+        op.getSource().getType(), op.getResult().getType(), op.getDim());
+    SmallVector<Value> elements =
+        extractElements(rewriter, loc, adaptor.getSource());
+    SmallVector<Value> partial(
+        getThreadMap(op.getResult().getType()).getElementsPerThread());
+    for (auto [element, j] : llvm::zip(elements, registers))
+      partial[j] =
+          partial[j] ? combine(rewriter, loc, op.getKind(), partial[j], element)
+                     : element;
     rewriter.replaceOp(
         op, fromElements(rewriter, loc, rewriter.getF32Type(), partial));
     return success();

@@ -78,6 +78,39 @@ func.func @reduce_sum_rows(%n: index) {
 
 // -----
 
+// A fold into a 64 x 8 tensor of the same layout: the running row sum of an
+// online softmax, kept per thread across tiles. Columns c, c + 8 fold into
+// column c, which the thread holds itself: registers 0 and 4 (row r,
+// column c), 1 and 5, 2 and 6, 3 and 7 combine, and no lane is asked.
+// CHECK-LABEL: func.func @fold_sum_rows
+// CHECK: %[[E0:.*]] = vector.extract %[[S:.*]][0] : f32 from vector<8xf32>
+// CHECK-NEXT: %[[E1:.*]] = vector.extract %[[S]][1]
+// CHECK-NEXT: %[[E2:.*]] = vector.extract %[[S]][2]
+// CHECK-NEXT: %[[E3:.*]] = vector.extract %[[S]][3]
+// CHECK-NEXT: %[[E4:.*]] = vector.extract %[[S]][4]
+// CHECK-NEXT: %[[E5:.*]] = vector.extract %[[S]][5]
+// CHECK-NEXT: %[[E6:.*]] = vector.extract %[[S]][6]
+// CHECK-NEXT: %[[E7:.*]] = vector.extract %[[S]][7]
+// CHECK-NEXT: %[[P0:.*]] = arith.addf %[[E0]], %[[E4]] : f32
+// CHECK-NEXT: %[[P1:.*]] = arith.addf %[[E1]], %[[E5]] : f32
+// CHECK-NEXT: %[[P2:.*]] = arith.addf %[[E2]], %[[E6]] : f32
+// CHECK-NEXT: %[[P3:.*]] = arith.addf %[[E3]], %[[E7]] : f32
+// CHECK-NEXT: vector.from_elements %[[P0]], %[[P1]], %[[P2]], %[[P3]] : vector<4xf32>
+// CHECK-NOT: gpu.shuffle
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @fold_sum_rows(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %init = arith.constant dense<1.0> : tensor<64x16xf32, #acc>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%s = %init) -> tensor<64x16xf32, #acc> {
+    %l = tle.reduce sum %s dim 1 : tensor<64x16xf32, #acc> -> tensor<64x8xf32, #acc>
+    scf.yield %s : tensor<64x16xf32, #acc>
+  }
+  return
+}
+
+// -----
+
 // A column reduction of #tle.mma combines the four warps of the warp group
 // (16 rows each) through shared memory. In-thread, rows r and r + 8 fold
 // (registers 0 and 2 for column c); in-warp, the lane bits of the row

@@ -81,3 +81,13 @@ def test_topk_length():
     torch.testing.assert_close(o[0], o2[0], atol=0, rtol=0)
     torch.testing.assert_close(l[0], l2[0], atol=0, rtol=0)
     assert torch.isposinf(l[1]).all() and (o[1].float() == 0).all()
+
+
+def test_inputs_have_the_empty_rows_asked_for():
+    """empty_frac gives round(empty_frac * s_q) rows without a valid id,
+    at least one, so that a small case always checks an empty row."""
+    from tle.sparse_mla.inputs import make_inputs
+    for frac, want in ((0.01, 1), (0.25, 16)):
+        _, _, idx = make_inputs(64, 256, 64, 64, empty_frac=frac, device="cpu", seed=1)
+        empty = ((idx[:, 0] < 0) | (idx[:, 0] >= 256)).all(1)
+        assert int(empty.sum()) == want

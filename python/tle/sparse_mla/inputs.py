@@ -89,7 +89,11 @@ def make_inputs(s_q=4096, s_kv=8192, h_q=128, topk=2048, d_qk=576,
         hit = torch.rand(s_q, topk, device=device, generator=g) < invalid_frac
         idx = torch.where(hit, random_invalid_ids((s_q, topk), s_kv, device, g), idx)
     if empty_frac > 0:
-        rows = torch.rand(s_q, device=device, generator=g) < empty_frac
+        # round(empty_frac * s_q) rows, at least one: a small case that asks
+        # for empty rows always has one to check.
+        count = max(1, round(empty_frac * s_q))
+        rows = torch.zeros(s_q, dtype=torch.bool, device=device)
+        rows[torch.randperm(s_q, device=device, generator=g)[:count]] = True
         bad = random_invalid_ids((s_q, topk), s_kv, device, g)
         idx = torch.where(rows[:, None], bad, idx)
     return q, kv, idx[:, None, :].contiguous()

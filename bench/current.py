@@ -29,14 +29,17 @@ ROOT = os.path.dirname(HERE)
 # bench/results/). A run that supersedes one replaces its entry here.
 CURRENT = [
     ("sparse_mla", "SparseMLA prefill, DeepSeek V3.2 shape", "sparse_mla",
-     "2026-12-03/sparse_mla_20261203.json"),
+     "2026-12-03/sparse_mla_20261203_final.json"),
     ("sparse_mla_shapes", "SparseMLA prefill, other shapes", "sparse_mla_shapes",
-     ["2026-12-03/shapes_h64_20261203.json",
-      "2026-12-03/shapes_topk512_20261203.json",
-      "2026-12-03/shapes_topk1024_20261203.json",
-      "2026-12-03/shapes_sq512_20261203.json"]),
+     ["2026-12-03/shapes_h64_20261203_final.json",
+      "2026-12-03/shapes_topk512_20261203_final.json",
+      "2026-12-03/shapes_topk1024_20261203_final.json",
+      "2026-12-03/shapes_sq512_20261203_final.json",
+      "2026-12-03/shapes_sink_20261203_final.json"]),
     ("serving", "SparseMLA prefill, serving shapes (FlashMLA padded to 64 heads "
      "where it pads)", "serving", "2026-12-03/serving_20261203.json"),
+    ("attention", "Attention forward, bf16, against cuDNN and PyTorch's flash "
+     "backend", "attention", "2026-12-03/attention_20261203.json"),
     ("gemm", "GEMM, bf16, against cuBLAS", "gemm",
      "2026-12-03/gemm_20261203.json"),
 ]
@@ -111,7 +114,7 @@ def _shapes_table(datas):
             row += [f"{t[i] / t[PEER]:.3f}" if i in t and PEER in t else "-"
                     for i in ours]
             rows.append(row)
-    return head, rows, "score-order ids, no sink"
+    return head, rows, "score-order ids, attn_sink only where the shape names it"
 
 
 def _serving_table(data):
@@ -139,7 +142,35 @@ def _serving_table(data):
                         "the rows gathered")
 
 
+def _attention_table(data):
+    """One row per head dim, causality and B x H, S; the public call's
+    TFLOPS beside the peers' and its ratios to them."""
+    points = []
+    for r in data["results"]:
+        key = (r["head_dim"], r["causal"], r["row"])
+        if key not in points:
+            points.append(key)
+    peers = [p for p in ("cudnn", "flash", "fa3")
+             if any(r["impl"] == p for r in data["results"])]
+    ours = "tle.attention_fwd"
+    head = (["head dim", "causal", "B x H, S", "TLE TFLOPS"]
+            + [f"{p} TFLOPS" for p in peers] + [f"TLE / {p}" for p in peers])
+    rows = []
+    for d, causal, row in points:
+        t = {r["impl"]: r["tflops"] for r in data["results"]
+             if (r["head_dim"], r["causal"], r["row"]) == (d, causal, row)}
+        cells = [str(d), "yes" if causal else "no", row,
+                 f"{t[ours]:.1f}" if ours in t else "-"]
+        cells += [f"{t[p]:.1f}" if p in t else "-" for p in peers]
+        cells += [f"{t[ours] / t[p]:.3f}" if ours in t and p in t else "-"
+                  for p in peers]
+        rows.append(cells)
+    notes = list(dict.fromkeys(data.get("notes", [])))
+    return head, rows, "; ".join(notes) or "all peers ran"
+
+
 KINDS = {"sparse_mla": _sparse_mla_table, "gemm": _gemm_table,
+         "attention": _attention_table,
          "sparse_mla_shapes": _shapes_table, "serving": _serving_table}
 
 

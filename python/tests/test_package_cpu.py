@@ -41,7 +41,7 @@ def test_sparse_mla_fwd_says_it_needs_torch():
 
 def test_the_face():
     assert set(tle.__all__) == {"sparse_mla_fwd", "bench", "gemm", "runtime",
-                                "sparse_mla"}
+                                "sparse_mla", "__version__"}
     with pytest.raises(AttributeError, match="no attribute 'sparse_mla_fwd_typo'"):
         tle.sparse_mla_fwd_typo
 

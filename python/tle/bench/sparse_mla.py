@@ -458,4 +458,4 @@ def run_tflops(impls, a, skvs, sm_scale, report):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(rt.exit_on_hang(main))

@@ -11,10 +11,11 @@ build=${TLE_BUILD_DIR:-$root/build}
 llvm=/usr/lib/llvm-22
 
 # The Python packages build the wheel of python/ (pip, setuptools, wheel)
-# and run its CPU tests (pytest, torch for the tests of the PyTorch call).
+# and run its CPU tests (pytest, torch for the tests of the PyTorch call);
+# nlohmann-json3-dev is the JSON library the runtime reads metadata with.
 packages=(cmake ninja-build g++ lld python3 git clang-format libgtest-dev llvm-22-dev
-          libmlir-22-dev mlir-22-tools llvm-22-tools python3-pip python3-setuptools
-          python3-wheel python3-pytest python3-torch python3-dev)
+          libmlir-22-dev mlir-22-tools llvm-22-tools nlohmann-json3-dev python3-pip
+          python3-setuptools python3-wheel python3-pytest python3-torch python3-dev)
 
 install_missing() {
   local missing=()

@@ -61,7 +61,8 @@ assemble() {
   fi
 }
 
-# The main job: for every shipped kernel and example, print the sync plan
+# The main job: for every shipped kernel, example and the tutorial's kernel
+# (docs/tutorial), print the sync plan
 # the compiler derived, compile it to PTX for sm_90a (with its metadata)
 # under $out, and print ptxas's resource line where ptxas exists. The plans
 # are kept beside the PTX, and the JSON headers under $third_party, for a
@@ -69,9 +70,10 @@ assemble() {
 run_main_job() {
   local example name
   mkdir -p "$out"
-  for example in "$root"/kernels/*/*.mlir "$root"/examples/*/*.mlir; do
+  for example in "$root"/kernels/*/*.mlir "$root"/examples/*/*.mlir \
+                 "$root"/docs/tutorial/*.mlir; do
     name=$(basename "$example" .mlir)
-    echo "== ${example#$root/}"
+    echo "== ${example#"$root"/}"
     "$build/bin/tle-opt" "$example" --tle-derive-sync --tle-sync-plan \
       -o /dev/null | tee "$out/$name.plan"
     "$build/bin/tle-opt" "$example" --tle-to-llvm -o "$out/$name.llvm.mlir"
@@ -119,7 +121,7 @@ build_runtime_only() {
     cmake -G Ninja -S "$root" -B "$rt" -DTLE_RUNTIME_ONLY=ON \
       ${flags[@]+"${flags[@]}"} >&2
   fi
-  ninja -C "$rt" tle-run >&2
+  ninja -C "$rt" tle-run tle_runtime >&2
   echo "$rt/bin/tle-run"
 }
 
@@ -145,6 +147,27 @@ run_sparse_mla() {
     done
   done
   return $failed
+}
+
+# On a machine with a GPU, the last two steps of docs/Tutorial.md: tle-run
+# checks the tutorial's kernel on the pipes problem, and
+# docs/tutorial/first.py launches it from PyTorch (where python3 has torch
+# and libtle_runtime.so sits beside tle-run, in ../lib).
+run_tutorial() {
+  local tle_run=$1 lib
+  "$tle_run" --probe >/dev/null 2>&1 || return 0
+  lib="$(dirname "$tle_run")/../lib/libtle_runtime.so"
+  echo "== the tutorial's kernel on the GPU (docs/Tutorial.md, steps 8 and 9)"
+  "$tle_run" "$out/first.ptx" --problem pipes --shape ctas=132,n=64 --check \
+    --bench || return 1
+  if [ ! -f "$lib" ]; then
+    echo "no $lib: docs/tutorial/first.py not run"
+  elif ! python3 -c "import torch" 2>/dev/null; then
+    echo "python3 has no torch: docs/tutorial/first.py not run"
+  else
+    (cd "$out" && PYTHONPATH="$root/python" TLE_RUNTIME_LIB="$lib" \
+      python3 "$root/docs/tutorial/first.py")
+  fi
 }
 
 # Runs the lit suite and ends with a plain "N passed, N failed" line.
@@ -181,11 +204,14 @@ case "${1:-}" in
       show_carried_kernels
     else
       install_missing
-      configure_and_build tle-opt tle-translate tle-run
+      configure_and_build tle-opt tle-translate tle-run tle_runtime
       run_main_job
       tle_run="$build/bin/tle-run"
     fi
-    run_sparse_mla "$tle_run"
+    status=0
+    run_sparse_mla "$tle_run" || status=1
+    run_tutorial "$tle_run" || status=1
+    exit $status
     ;;
   test)
     install_missing

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Extracts the tagged code blocks of a Markdown page and runs them, so that
 a test fails when the page and the tools disagree (test/docs/tutorial.test).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A stand-in for tle-run in test/utils/tle-sh-run.test: --probe finds a
 # device unless $FAKE_NO_DEVICE is set; a run prints its arguments and
 # fails the check of $FAKE_FAIL (a kernel file name).

@@ -62,9 +62,9 @@ assemble() {
 }
 
 # The main job: for every shipped kernel, example and the tutorial's kernel
-# (docs/tutorial), print the sync plan
-# the compiler derived, compile it to PTX for sm_90a (with its metadata)
-# under $out, and print ptxas's resource line where ptxas exists. The plans
+# (docs/tutorial), print the sync plan the compiler derived, compile it to
+# PTX for sm_90a (with its metadata) under $out, and print ptxas's
+# resource line where ptxas exists. The plans
 # are kept beside the PTX, and the JSON headers under $third_party, for a
 # GPU machine that runs these kernels without a compiler.
 run_main_job() {
@@ -108,7 +108,8 @@ show_carried_kernels() {
 }
 
 # The runtime and tle-run alone, without LLVM (a GPU machine); prints the
-# path of tle-run. $TLE_RUN names one built already instead.
+# path of tle-run. $TLE_RUN names one built already instead. (It runs in a
+# command substitution, where set -e does not reach: failures return.)
 build_runtime_only() {
   if [ -n "${TLE_RUN:-}" ]; then
     echo "$TLE_RUN"
@@ -119,9 +120,9 @@ build_runtime_only() {
     flags+=("-DTLE_JSON_INCLUDE_DIR=$third_party")
   if [ ! -f "$rt/build.ninja" ]; then
     cmake -G Ninja -S "$root" -B "$rt" -DTLE_RUNTIME_ONLY=ON \
-      ${flags[@]+"${flags[@]}"} >&2
+      ${flags[@]+"${flags[@]}"} >&2 || return 1
   fi
-  ninja -C "$rt" tle-run tle_runtime >&2
+  ninja -C "$rt" tle-run tle_runtime >&2 || return 1
   echo "$rt/bin/tle-run"
 }
 
@@ -200,7 +201,7 @@ case "${1:-}" in
              "compiler machine and carry build/kernels-out" >&2
         exit 1
       }
-      tle_run=$(build_runtime_only)
+      tle_run=$(build_runtime_only) || exit 1
       show_carried_kernels
     else
       install_missing

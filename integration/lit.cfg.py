@@ -7,6 +7,7 @@
 #   tle-compiler  tle-run can compile .mlir (not a TLE_RUNTIME_ONLY build)
 #   cubin         the kernels folder holds pipes_cap2.cubin
 #   compute-sanitizer  NVIDIA's compute-sanitizer is on PATH
+#   torch         the Python running lit imports torch
 #
 # `lit --param tle_kernels=DIR` overrides the kernels folder.
 
@@ -51,6 +52,11 @@ else:
 
 if not config.tle_runtime_only:
     config.available_features.add("tle-compiler")
+
+# PyTorch in the Python that runs lit, for docs/tutorial/first.py.
+if subprocess.run([sys.executable, "-c", "import torch"], stdout=subprocess.DEVNULL,
+                  stderr=subprocess.DEVNULL).returncode == 0:
+    config.available_features.add("torch")
 
 if shutil.which("compute-sanitizer"):
     config.available_features.add("compute-sanitizer")

@@ -93,6 +93,11 @@ if config.tle_python and wheels:
                       stdout=subprocess.DEVNULL,
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("pytest")
+    # PyTorch, which docs/tutorial/first.py imports (Debian: python3-torch).
+    if subprocess.run([config.tle_python, "-c", "import torch"],
+                      stdout=subprocess.DEVNULL,
+                      stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("torch")
     else:
         lit_config.note("%s has no pytest (Debian: python3-pytest): the Python "
                         "tests (test/python) are unsupported" % config.tle_python)
@@ -112,7 +117,7 @@ if os.environ.get("CI") == "true":
     for feature in ("runtime-unittests", "tle-run-unittests",
                     "problems-unittests", "ptxas",
                     "libdevice", "nvcc", "clang-format", "git", "python-wheel",
-                    "pytest"):
+                    "pytest", "torch"):
         if feature not in config.available_features:
             lit_config.fatal("CI must run every CPU test, but '%s' is "
                              "missing" % feature)

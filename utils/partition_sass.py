@@ -4,8 +4,9 @@
     utils/partition_sass.py KERNEL.cubin [--mlir KERNEL.mlir] [--sass-out F]
     utils/partition_sass.py --sass KERNEL.sass [--mlir KERNEL.mlir]
 
-Disassembles the cubin with cuobjdump (CUDA toolkit; $CUOBJDUMP names
-another), splits the SASS into the partitions of its tle.warp_specialize
+Disassembles the cubin with cuobjdump (the CUDA toolkit's: $CUOBJDUMP, else
+the one on PATH, else $CUDA_HOME/bin's, CUDA_HOME defaulting to
+/usr/local/cuda), splits the SASS into the partitions of its tle.warp_specialize
 and prints, for each partition, its loops (a backward branch and the code
 it jumps over) with their instruction counts by kind: tensor-core
 multiplies, their fences and waits, global copies and loads, shared-memory
@@ -148,12 +149,47 @@ def histogram(code, first, last):
     return counts
 
 
+def fail(message):
+    """Ends the run with `message` on stderr and exit status 1."""
+    sys.exit(f"partition_sass: {message}")
+
+
+def read(path, what):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        fail(f"cannot read the {what} {path}: {e.strerror}")
+
+
+def run(tool, args, what):
+    """`tool args` with its output; a tool that cannot be started ends the
+    run with why."""
+    try:
+        return subprocess.run([tool] + args, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"cannot run {what} {tool}: {e.strerror}")
+
+
+def find_cuobjdump(environ=os.environ):
+    """$CUOBJDUMP, else cuobjdump on PATH, else in $CUDA_HOME/bin
+    ($CUDA_HOME defaults to /usr/local/cuda, where the toolkit installs
+    without putting itself on PATH); None where there is none."""
+    if environ.get("CUOBJDUMP"):
+        return environ["CUOBJDUMP"]
+    found = shutil.which("cuobjdump", path=environ.get("PATH"))
+    if found:
+        return found
+    beside = os.path.join(environ.get("CUDA_HOME", "/usr/local/cuda"), "bin", "cuobjdump")
+    return beside if os.access(beside, os.X_OK) else None
+
+
 def partition_names(mlir, tle_opt):
     """Names and budgets from the sync plan's partition table, in order."""
-    plan = subprocess.run([tle_opt, mlir, "--tle-derive-sync", "--tle-sync-plan",
-                           "-o", os.devnull], capture_output=True, text=True)
+    plan = run(tle_opt, [mlir, "--tle-derive-sync", "--tle-sync-plan", "-o", os.devnull],
+               "tle-opt")
     if plan.returncode != 0:
-        sys.exit(f"partition_sass: tle-opt failed on {mlir}:\n{plan.stderr}")
+        fail(f"tle-opt failed on {mlir}:\n{plan.stderr}")
     rows, table = [], False
     for line in plan.stdout.splitlines():
         if line.strip().startswith("partition "):
@@ -230,28 +266,35 @@ def main(argv=None):
     if bool(a.cubin) == bool(a.sass):
         ap.error("give a cubin or --sass FILE")
     if a.sass:
-        with open(a.sass) as f:
-            sass = f.read()
+        sass = read(a.sass, "disassembly")
     else:
-        tool = os.environ.get("CUOBJDUMP") or shutil.which("cuobjdump")
+        if not os.path.isfile(a.cubin):
+            fail(f"no cubin {a.cubin}")
+        tool = find_cuobjdump()
         if not tool:
-            sys.exit("partition_sass: cuobjdump not found (CUDA toolkit; "
-                     "or set $CUOBJDUMP)")
-        done = subprocess.run([tool, "-sass", a.cubin], capture_output=True, text=True)
+            fail("cuobjdump not found (not on PATH, nor in $CUDA_HOME/bin, "
+                 "CUDA_HOME defaulting to /usr/local/cuda): install the CUDA "
+                 "toolkit, set $CUOBJDUMP, "
+                 "or disassemble elsewhere (cuobjdump -sass K.cubin > K.sass) "
+                 "and pass --sass K.sass")
+        done = run(tool, ["-sass", a.cubin], "cuobjdump")
         if done.returncode != 0:
-            sys.exit(f"partition_sass: {tool} failed: {done.stderr.strip()}")
+            fail(f"{tool} failed: {done.stderr.strip()}")
         sass = done.stdout
     if a.sass_out:
-        with open(a.sass_out, "w") as f:
-            f.write(sass)
+        try:
+            with open(a.sass_out, "w") as f:
+                f.write(sass)
+        except OSError as e:
+            fail(f"cannot write {a.sass_out}: {e.strerror}")
     code = parse(sass)
     if not code:
-        sys.exit("partition_sass: no SASS instructions found")
+        fail("no SASS instructions found")
     names = []
     if a.mlir:
         tle_opt = os.environ.get("TLE_OPT") or shutil.which("tle-opt")
         if not tle_opt:
-            sys.exit("partition_sass: tle-opt not found (put it on PATH or set $TLE_OPT)")
+            fail("tle-opt not found (put it on PATH or set $TLE_OPT)")
         names = region_names(code, partition_names(a.mlir, tle_opt))
     report(code, names, sys.stdout)
     return 0

@@ -16,11 +16,10 @@ from tle import runtime as rt
 from tle.bench import cpu_us
 from tle.sparse_mla import op
 from tle.sparse_mla.inputs import make_inputs
-from tle.sparse_mla.kernel import _raw_stream
 
 
 def main():
-    print("tle._launch:", "yes" if rt._fast_launch else "no (ctypes only)")
+    print("tle._launch:", "yes" if rt.HAS_C_LAUNCH else "no (ctypes only)")
     q, kv, idx = make_inputs(64, 256, 64, 128)
     tle.sparse_mla_fwd(q, kv, idx, 0.5)
     call = next(iter(op._FORWARD._calls.values()))
@@ -29,17 +28,17 @@ def main():
     values = (q.data_ptr(), kv.data_ptr(), idx.data_ptr(), out[0].data_ptr(),
               out[1].data_ptr(), out[2].data_ptr(), call.scale_bits, call.sink,
               call.length)
-    stream = _raw_stream(device.index)
-    fast_plan, fast_call = plan._enqueue, call.launch
+    stream = rt.current_stream(device.index)
+    fast_plan, fast_call = plan.c_launch, call.launch
     ctypes_path = plan.launcher(fast=False)
 
     def through_ctypes(fn):
         def run():
-            plan._enqueue = call.launch = ctypes_path
+            plan.c_launch, call.launch = False, ctypes_path
             try:
                 return fn()
             finally:
-                plan._enqueue, call.launch = fast_plan, fast_call
+                plan.c_launch, call.launch = fast_plan, fast_call
         return run
 
     def call_once():

@@ -6,7 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/Runtime/Json.h"
+#include "Json.h"
+
 #include "tle/Runtime/Runtime.h"
 #include "tle/Support/Hopper.h"
 #include "tle/Support/KernelMetadataFormat.h"
@@ -19,6 +20,7 @@
 
 using namespace tle;
 using namespace tle::runtime;
+using json::Kind;
 using json::Value;
 namespace md = tle::metadata;
 
@@ -78,18 +80,18 @@ protected:
 
   /// The member `key` with the kind `kind`; null (and `status` ok) when it
   /// is absent and optional.
-  const Value *get(const char *key, Value::Kind kind, bool required,
+  const Value *get(const char *key, Kind kind, bool required,
                    Status &status) const {
-    const Value *value = object.find(key);
+    const Value *value = json::find(object, key);
     if (!value) {
       if (required)
         status = fail(std::string("missing key '") + key + "'");
       return nullptr;
     }
-    if (value->kind() != kind) {
+    if (json::kindOf(*value) != kind) {
       status =
-          fail(std::string("'") + key + "' must be " + Value::describe(kind) +
-               ", not " + Value::describe(value->kind()));
+          fail(std::string("'") + key + "' must be " + json::describe(kind) +
+               ", not " + json::describe(json::kindOf(*value)));
       return nullptr;
     }
     return value;
@@ -97,27 +99,27 @@ protected:
 
   Status readString(const char *key, bool required, std::string &out) const {
     Status status;
-    if (const Value *value = get(key, Value::Kind::String, required, status))
-      out = value->getString();
+    if (const Value *value = get(key, Kind::String, required, status))
+      out = value->get<std::string>();
     return status;
   }
 
   Status readBool(const char *key, bool &out) const {
     Status status;
-    if (const Value *value = get(key, Value::Kind::Bool, false, status))
-      out = value->getBool();
+    if (const Value *value = get(key, Kind::Bool, false, status))
+      out = value->get<bool>();
     return status;
   }
 
   Status readStrings(const char *key, std::vector<std::string> &out) const {
     Status status;
-    const Value *value = get(key, Value::Kind::Array, true, status);
+    const Value *value = get(key, Kind::Array, true, status);
     if (!value)
       return status;
-    for (const Value &item : value->getArray()) {
-      if (item.kind() != Value::Kind::String)
+    for (const Value &item : *value) {
+      if (!item.is_string())
         return fail(std::string("'") + key + "' must hold only strings");
-      out.push_back(item.getString());
+      out.push_back(item.get<std::string>());
     }
     return Status::ok();
   }
@@ -125,10 +127,10 @@ protected:
   /// A required integer of at least `min`.
   Status readInteger(const char *key, int64_t min, int64_t &out) const {
     Status status;
-    const Value *value = get(key, Value::Kind::Number, true, status);
+    const Value *value = get(key, Kind::Number, true, status);
     if (!value)
       return status;
-    if (!value->getInteger(out) || out < min)
+    if (!json::getInteger(*value, out) || out < min)
       return fail(std::string("'") + key + "' must be an integer of at least " +
                   std::to_string(min));
     return Status::ok();
@@ -138,12 +140,12 @@ protected:
   Status readIntegers(const char *key, int64_t min,
                       std::vector<int64_t> &out) const {
     Status status;
-    const Value *value = get(key, Value::Kind::Array, true, status);
+    const Value *value = get(key, Kind::Array, true, status);
     if (!value)
       return status;
-    for (const Value &item : value->getArray()) {
+    for (const Value &item : *value) {
       int64_t integer;
-      if (!item.getInteger(integer) || integer < min)
+      if (!json::getInteger(item, integer) || integer < min)
         return fail(std::string("'") + key +
                     "' must hold integers of at least " + std::to_string(min));
       out.push_back(integer);
@@ -253,16 +255,17 @@ public:
 private:
   Status readBlock(KernelInfo &kernel) const {
     Status status;
-    const Value *block = get(md::kBlock, Value::Kind::Array, true, status);
+    const Value *block = get(md::kBlock, Kind::Array, true, status);
     if (!block)
       return status;
-    const std::vector<Value> &dims = block->getArray();
+    const Value &dims = *block;
     if (dims.empty() || dims.size() > 3)
       return fail("'block' must have 1 to 3 dimensions");
     int64_t threads = 1;
     for (size_t i = 0; i < dims.size(); ++i) {
       int64_t dim;
-      if (!dims[i].getInteger(dim) || dim < 1 || dim > hopper::kMaxBlockDims[i])
+      if (!json::getInteger(dims[i], dim) || dim < 1 ||
+          dim > hopper::kMaxBlockDims[i])
         return fail("'block' dimension " + std::to_string(i) +
                     " must be an integer from 1 to " +
                     std::to_string(hopper::kMaxBlockDims[i]));
@@ -280,13 +283,13 @@ private:
   /// arguments, only parameters.
   Status readArgs(KernelInfo &kernel) const {
     Status status;
-    const Value *args = get(md::kArgs, Value::Kind::Array, false, status);
+    const Value *args = get(md::kArgs, Kind::Array, false, status);
     if (!args)
       return status;
-    for (size_t i = 0; i < args->getArray().size(); ++i) {
-      const Value &item = args->getArray()[i];
+    for (size_t i = 0; i < args->size(); ++i) {
+      const Value &item = (*args)[i];
       std::string at = where + ": args[" + std::to_string(i) + "]";
-      if (item.kind() != Value::Kind::Object)
+      if (!item.is_object())
         return Status::error("kernel metadata: " + at + " must be an object");
       KernelArgInfo arg;
       if (Status s = ArgReader(item, at).read(arg); !s)
@@ -303,18 +306,18 @@ Status tle::runtime::parseKernelMetadata(const std::string &text,
   Value root;
   if (Status s = json::parse(text, root); !s)
     return Status::error("kernel metadata is not valid JSON: " + s.message);
-  if (root.kind() != Value::Kind::Object)
+  if (!root.is_object())
     return Status::error("kernel metadata must be a JSON object");
-  const Value *list = root.find(md::kKernels);
+  const Value *list = json::find(root, md::kKernels);
   if (!list)
     return Status::error("kernel metadata: missing key 'kernels'");
-  if (list->kind() != Value::Kind::Array)
+  if (!list->is_array())
     return Status::error("kernel metadata: 'kernels' must be an array");
   kernels.clear();
-  for (size_t i = 0; i < list->getArray().size(); ++i) {
-    const Value &item = list->getArray()[i];
+  for (size_t i = 0; i < list->size(); ++i) {
+    const Value &item = (*list)[i];
     std::string where = "kernels[" + std::to_string(i) + "]";
-    if (item.kind() != Value::Kind::Object)
+    if (!item.is_object())
       return Status::error("kernel metadata: " + where + " must be an object");
     KernelInfo kernel;
     if (Status s = KernelReader(item, where).read(kernel); !s)

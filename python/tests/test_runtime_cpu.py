@@ -101,6 +101,84 @@ def test_library_bundled_then_beside_the_build(tmp_path):
     assert rt.find_library({}, str(bundled), root=str(tmp_path)) == str(bundled)
 
 
+def test_an_installed_package_looks_for_no_build(tmp_path):
+    """Beside an installed tle (site-packages, a --target folder) a build*
+    folder is nobody's build: only a source checkout looks for one."""
+    built = tmp_path / "build" / "lib"
+    built.mkdir(parents=True)
+    (built / "libtle_runtime.so").write_bytes(b"")
+    bundled = tmp_path / "tle" / "lib" / "libtle_runtime.so"
+    with pytest.raises(rt.LibraryNotFoundError) as error:
+        rt.find_library({}, str(bundled), root=None)
+    message = str(error.value)
+    assert "not imported from a source checkout" in message
+    assert "build*" not in message and "TLE_RUNTIME_LIB" in message
+
+
+def test_only_python_tle_of_a_tle_tree_is_a_source_checkout(tmp_path):
+    header = tmp_path / "src" / "include" / "tle" / "Runtime" / "tle_runtime.h"
+    header.parent.mkdir(parents=True)
+    header.write_text("")
+    package = tmp_path / "src" / "python" / "tle"
+    package.mkdir(parents=True)
+    assert rt.source_checkout(str(package)) == str(tmp_path / "src")
+    site = tmp_path / "src" / "site-packages" / "tle"
+    site.mkdir(parents=True)
+    assert rt.source_checkout(str(site)) is None
+    bare = tmp_path / "other" / "python" / "tle"
+    bare.mkdir(parents=True)
+    assert rt.source_checkout(str(bare)) is None
+    # This very package: a checkout's sources, or the wheel installed
+    # (test/python/cpu.test), which is none.
+    here = os.path.dirname(os.path.abspath(rt.__file__))
+    from_sources = here == os.path.join(REPO, "python", "tle")
+    assert rt.SOURCE_CHECKOUT == (REPO if from_sources else None)
+
+
+def test_a_hang_raises_and_the_process_goes_on():
+    lib = FakeLibrary(code=rt.HANG, error=b"kernel 'k' did not finish within 2 s")
+    with pytest.raises(rt.KernelHangError, match="did not finish within 2 s") as error:
+        rt.Args([1], lib=lib)
+    assert isinstance(error.value, rt.TleError)
+
+
+def test_a_program_ends_on_a_hang_with_its_status(tmp_path):
+    """exit_on_hang: the entry point's wrapper, not the library, ends the
+    process, with the message and status HANG; other results pass."""
+    import subprocess
+    import sys
+    program = tmp_path / "hangs.py"
+    program.write_text(
+        "import sys\n"
+        "import tle.runtime as rt\n"
+        "def main():\n"
+        "    raise rt.KernelHangError(\"kernel 'k' did not finish within 2 s\")\n"
+        "sys.exit(rt.exit_on_hang(main))\n")
+    tle_folder = os.path.dirname(os.path.dirname(os.path.abspath(rt.__file__)))
+    done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=tle_folder))
+    assert done.returncode == rt.HANG
+    assert done.stderr == "tle.runtime: kernel 'k' did not finish within 2 s\n"
+    assert rt.exit_on_hang(lambda x: x + 1, 2) == 3
+
+
+def test_current_stream_asks_torch_once(monkeypatch):
+    asked = []
+    fake_torch = types.SimpleNamespace(_C=types.SimpleNamespace(
+        _cuda_getCurrentRawStream=lambda index: asked.append(index) or 0x1000 + index))
+    monkeypatch.setitem(__import__("sys").modules, "torch", fake_torch)
+    monkeypatch.setattr(rt, "_raw_stream", None)
+    assert rt.current_stream(3) == 0x1003
+    assert rt.current_stream(0) == 0x1000
+    assert asked == [3, 0]
+    # Without the raw getter, the public torch.cuda call.
+    fake_torch = types.SimpleNamespace(_C=types.SimpleNamespace(), cuda=types.SimpleNamespace(
+        current_stream=lambda index: types.SimpleNamespace(cuda_stream=0x2000 + index)))
+    monkeypatch.setitem(__import__("sys").modules, "torch", fake_torch)
+    monkeypatch.setattr(rt, "_raw_stream", None)
+    assert rt.current_stream(1) == 0x2001
+
+
 def test_metadata_path():
     assert rt.default_metadata_path("out/gemm.ptx") == "out/gemm.json"
 
@@ -369,6 +447,33 @@ def test_a_plan_launches_through_c_where_it_can():
     plan = _fake_kernel(failing).plan((1,), rt.Args([3], lib=failing))
     with pytest.raises(rt.TleError, match="cuLaunchKernel failed"):
         plan.launch((1, 2, 3), 0)
+
+
+def test_a_plan_chooses_its_launch_path(monkeypatch):
+    """c_launch says which path LaunchPlan.launch takes and switches it."""
+    lib = FakeLibrary()
+    plan = _fake_kernel(lib).plan((4, 2), rt.Args([3], lib=lib))
+    # A stand-in whose function has no C address has only ctypes.
+    assert not plan.c_launch
+    with pytest.raises(ValueError, match="kernel 'k': this plan has no C launch path"):
+        plan.c_launch = True
+    # A C path (a recorder standing in for tle._launch.launch), and back.
+    fast = []
+    monkeypatch.setattr(rt, "_fast_launch", lambda *call: fast.append(call) or rt.OK)
+    monkeypatch.setattr(rt, "_FAST_MAX_VALUES", 64)
+    calls = []
+    lib.tle_rt_plan_launch = _recording_plan_launch(calls)
+    plan = _fake_kernel(lib).plan((4, 2), rt.Args([3], lib=lib))
+    assert plan.c_launch
+    plan.launch((1, 2, 3), 0x55)
+    assert len(fast) == 1 and fast[0][2:] == (0x55, (1, 2, 3)) and not calls
+    plan.c_launch = False
+    assert not plan.c_launch
+    plan.launch((4, 5, 6), 0x66)
+    assert len(fast) == 1 and calls == [(2, [4, 5, 6], 0x66)]
+    plan.c_launch = True
+    plan.launch((7, 8, 9), 0)
+    assert len(fast) == 2
 
 
 def test_a_kernel_of_metadata_makes_no_plan(tmp_path):

@@ -15,8 +15,11 @@ the tensor and the kernel's box), an int an `index`, a float an `f32`.
 `launch` and `time` run on the runtime's own stream and return when the
 kernel is done, under the runtime's watchdog; they call
 `torch.cuda.synchronize()` first, so that what PyTorch wrote on its streams
-is complete. A hung kernel (TLE_RT_HANG) leaves the device unusable: the
-message is printed and the process ends with os._exit(3).
+is complete. A kernel that outlives the watchdog (TLE_RT_HANG, a deadlocked
+pipe) raises KernelHangError: its device is unusable from then on, and the
+program should end (exit_on_hang(main) does it for an entry point, with
+os._exit(HANG), which skips finalizers that could wait for the kernel, as
+tle-run does).
 
 `launch_async` enqueues on PyTorch's current stream (or a given one) and
 returns at once, like a PyTorch or Triton kernel: CUDA events on that
@@ -32,10 +35,11 @@ static sizes, element type, layout strides), so that a wrong tensor is
 named before anything runs.
 
 The library is $TLE_RUNTIME_LIB, else the one bundled in this package (a
-wheel built by `ninja -C build tle-wheel` has it), else the newest
-build*/lib/libtle_runtime.so of the checkout this package sits in. Tensors
-are used through data_ptr(), shape, stride() and dtype alone; torch is
-imported only to find the current stream.
+wheel built by `ninja -C build tle-wheel` has it), else, only where this
+package is imported from a source checkout (SOURCE_CHECKOUT: python/tle of
+a TLE tree), the newest build*/lib/libtle_runtime.so of that checkout.
+Tensors are used through data_ptr(), shape, stride() and dtype alone; torch
+is imported only to find the current stream.
 """
 
 import ctypes
@@ -51,10 +55,24 @@ from typing import NamedTuple, Optional, Tuple
 OK, ERROR, NO_DEVICE, HANG = 0, 1, 2, 3
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
-# The checkout this package sits in (python/tle), where it is one.
-_REPO = os.path.dirname(os.path.dirname(_PACKAGE))
 # Where the wheel puts the library.
 BUNDLED_LIBRARY = os.path.join(_PACKAGE, "lib", "libtle_runtime.so")
+
+
+def source_checkout(package=_PACKAGE):
+    """The root of the TLE source tree whose python/tle is `package`, or
+    None where the package is installed (site-packages, a --target folder):
+    the one place where a build tree beside the package is the library's."""
+    python = os.path.dirname(package)
+    root = os.path.dirname(python)
+    if (os.path.basename(package), os.path.basename(python)) != ("tle", "python"):
+        return None
+    marker = os.path.join(root, "include", "tle", "Runtime", "tle_runtime.h")
+    return root if os.path.isfile(marker) else None
+
+
+# The checkout this package is imported from, or None.
+SOURCE_CHECKOUT = source_checkout()
 
 
 class TleError(RuntimeError):
@@ -65,13 +83,24 @@ class NoDeviceError(TleError):
     """No CUDA driver or no CUDA device (TLE_RT_NO_DEVICE)."""
 
 
+class KernelHangError(TleError):
+    """A kernel outlived the runtime's watchdog (TLE_RT_HANG): most likely a
+    deadlocked pipe, in a kernel built without tle-verify-pipes. The kernel
+    still runs, so its device's context can be neither used nor torn down:
+    every later call on that device raises this again, and nothing of it is
+    freed. End the process; `os._exit(tle.runtime.HANG)` leaves without
+    running finalizers (PyTorch's among them) that could wait for the
+    kernel, and the driver reclaims the GPU when the process is gone."""
+
+
 class LibraryNotFoundError(OSError):
     """libtle_runtime.so is not where it was looked for."""
 
 
-def find_library(environ=os.environ, bundled=BUNDLED_LIBRARY, root=_REPO):
+def find_library(environ=os.environ, bundled=BUNDLED_LIBRARY, root=SOURCE_CHECKOUT):
     """The path of libtle_runtime.so: $TLE_RUNTIME_LIB, else `bundled`
-    (the package's own), else the newest root/build*/lib/libtle_runtime.so."""
+    (the package's own), else, where `root` is a source checkout, the newest
+    root/build*/lib/libtle_runtime.so."""
     path = environ.get("TLE_RUNTIME_LIB")
     if path:
         if not os.path.isfile(path):
@@ -81,6 +110,12 @@ def find_library(environ=os.environ, bundled=BUNDLED_LIBRARY, root=_REPO):
         return path
     if os.path.isfile(bundled):
         return bundled
+    if root is None:
+        raise LibraryNotFoundError(
+            f"libtle_runtime.so not found: this tle bundles none (no {bundled}) "
+            f"and is not imported from a source checkout, whose build it could "
+            f"use. Install the wheel that `ninja -C build tle-wheel` builds, or "
+            f"set TLE_RUNTIME_LIB to the library's path")
     pattern = os.path.join(root, "build*", "lib", "libtle_runtime.so")
     found = glob.glob(pattern)
     if not found:
@@ -157,6 +192,11 @@ try:
 except ImportError:
     _fast_launch, _FAST_MAX_VALUES = None, 0
 
+# Whether this package has tle._launch, the C path of LaunchPlan launches
+# (a wheel built where Python's headers were); without it they go through
+# ctypes (LaunchPlan.c_launch).
+HAS_C_LAUNCH = _fast_launch is not None
+
 
 def library():
     """The loaded library, with its prototypes declared (loaded once)."""
@@ -176,13 +216,22 @@ def _check(code, lib=None):
         return
     lib = lib or library()
     message = lib.tle_rt_last_error().decode()
-    if code == HANG:
-        # The context is stuck with a running kernel: nothing can be freed
-        # or synchronized any more, so leave without running finalizers.
-        print(f"tle.runtime: {message}", file=sys.stderr, flush=True)
+    error = {NO_DEVICE: NoDeviceError, HANG: KernelHangError}.get(code, TleError)
+    raise error(message)
+
+
+def exit_on_hang(main, *args):
+    """main(*args), for a program's entry point: where it raises
+    KernelHangError, the message goes to stderr and the process ends at
+    once with status HANG (os._exit: no finalizer waits for the hung
+    kernel), as tle-run does. Library code raises; only a program decides
+    to end the process."""
+    try:
+        return main(*args)
+    except KernelHangError as error:
+        print(f"tle.runtime: {error}", file=sys.stderr, flush=True)
         sys.stdout.flush()
         os._exit(HANG)
-    raise (NoDeviceError if code == NO_DEVICE else TleError)(message)
 
 
 def _sync_torch():
@@ -199,6 +248,25 @@ def _grid(grid):
     return dims + (1,) * (3 - len(dims))
 
 
+# PyTorch's current stream of a device as an int, the cheapest way torch
+# offers (what Triton's launcher calls); bound on the first current_stream.
+_raw_stream = None
+
+
+def current_stream(device=0):
+    """PyTorch's current CUstream on CUDA device `device` (an index), as the
+    int that launch_async and LaunchPlan.launch take: through
+    torch._C._cuda_getCurrentRawStream where torch has it (a fraction of a
+    microsecond, for launch paths taken at every call), else
+    torch.cuda.current_stream(device).cuda_stream. Needs torch with CUDA."""
+    global _raw_stream
+    if _raw_stream is None:
+        import torch
+        _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+    return _raw_stream(device)
+
+
 def stream_handle(stream=None, device=0):
     """The CUstream, as an int, that a launch_async with `stream` runs on:
     an int is taken as it is, an object with `cuda_stream` (a
@@ -211,7 +279,7 @@ def stream_handle(stream=None, device=0):
             return 0
         if not torch.cuda.is_available():
             return 0
-        return int(torch.cuda.current_stream(device).cuda_stream)
+        return int(current_stream(device))
     if isinstance(stream, bool):
         raise TypeError("a stream is an int (a CUstream) or a torch.cuda.Stream")
     if isinstance(stream, int):
@@ -565,15 +633,39 @@ class LaunchPlan:
         # The C hot path (tle/_launch.c) where the wheel has it and the
         # library's function has an address (a stand-in in tests may not);
         # else ctypes.
-        self._fast = None
-        if _fast_launch is not None and self.num_values <= _FAST_MAX_VALUES:
+        self._fast, self._no_fast = None, None
+        if _fast_launch is None:
+            self._no_fast = "this tle has no tle._launch"
+        elif self.num_values > _FAST_MAX_VALUES:
+            self._no_fast = (f"{self.num_values} values; tle._launch takes at most "
+                             f"{_FAST_MAX_VALUES}")
+        else:
             try:
                 function = ctypes.cast(self._launch, c_void_p).value
             except ctypes.ArgumentError:
                 function = None
             if function:
                 self._fast = (function, self._handle.value)
-        self._enqueue = self.launcher()
+            else:
+                self._no_fast = "the library's tle_rt_plan_launch has no C address"
+        self.c_launch = self._fast is not None
+
+    @property
+    def c_launch(self):
+        """Whether launch() goes through tle._launch (C) rather than ctypes:
+        true where the package has it (HAS_C_LAUNCH) and the plan's values
+        fit it. Set it to False to launch through ctypes (to measure what
+        the C path saves, say); setting True where the plan has no C path
+        raises ValueError."""
+        return self._c_launch
+
+    @c_launch.setter
+    def c_launch(self, value):
+        if value and self._fast is None:
+            raise ValueError(f"kernel '{self.kernel.name}': this plan has no C "
+                             f"launch path ({self._no_fast})")
+        self._c_launch = bool(value)
+        self._enqueue = self.launcher(fast=self._c_launch)
 
     def launch(self, values, stream):
         """Enqueues one launch with `values` on `stream` (a CUstream as an

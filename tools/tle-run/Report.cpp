@@ -2,13 +2,14 @@
 
 #include "Report.h"
 
-#include "tle/Runtime/Json.h"
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 
 using namespace tle;
 using namespace tle::run;
-namespace json = tle::runtime::json;
+// Keys in the order they are set, as the report's readers see them.
+using Json = nlohmann::ordered_json;
 
 double Report::gigabytesPerSecond() const {
   if (!timing || timing->medianMs <= 0 || bytesMoved <= 0)
@@ -64,46 +65,39 @@ std::string run::formatTable(const Report &report) {
   return table;
 }
 
-static json::Value checkToJSON(const CheckResult &check) {
-  json::Value value = json::Value::object();
-  value.set("passed", check.passed);
-  value.set("summary", check.summary);
-  json::Value metrics = json::Value::object();
+static Json checkToJSON(const CheckResult &check) {
+  Json metrics = Json::object();
   for (const auto &metric : check.metrics)
-    metrics.set(metric.first, metric.second);
-  value.set("metrics", std::move(metrics));
-  return value;
+    metrics[metric.first] = metric.second;
+  return {{"passed", check.passed},
+          {"summary", check.summary},
+          {"metrics", std::move(metrics)}};
 }
 
-static json::Value timingToJSON(const Report &report) {
+static Json timingToJSON(const Report &report) {
   const runtime::Timing &t = *report.timing;
-  json::Value value = json::Value::object();
-  value.set("median_ms", t.medianMs);
-  value.set("min_ms", t.minMs);
-  value.set("max_ms", t.maxMs);
-  value.set("reps", t.reps);
-  value.set("warmup", report.warmup);
-  value.set("gb_per_s", report.gigabytesPerSecond());
-  value.set("tflops", report.teraflops());
-  return value;
+  return {
+      {"median_ms", t.medianMs},     {"min_ms", t.minMs},
+      {"max_ms", t.maxMs},           {"reps", t.reps},
+      {"warmup", report.warmup},     {"gb_per_s", report.gigabytesPerSecond()},
+      {"tflops", report.teraflops()}};
 }
 
 std::string run::formatJSON(const Report &report) {
-  json::Value device = json::Value::object();
-  device.set("name", report.device);
-  device.set("compute_capability", report.computeCapability);
-  device.set("multiprocessors", report.multiprocessors);
-
-  json::Value root = json::Value::object();
-  root.set("kernel", report.kernel);
-  root.set("kernel_file", report.kernelFile);
-  root.set("problem", report.problem);
-  root.set("shape", report.shape);
-  root.set("seed", static_cast<int64_t>(report.seed));
-  root.set("device", std::move(device));
-  root.set("check", report.check ? checkToJSON(*report.check) : json::Value());
-  root.set("timing", report.timing ? timingToJSON(report) : json::Value());
-  root.set("bytes_moved", report.bytesMoved);
-  root.set("flops", report.flops);
-  return json::write(root) + "\n";
+  Json root = {{"kernel", report.kernel},
+               {"kernel_file", report.kernelFile},
+               {"problem", report.problem},
+               {"shape", report.shape},
+               {"seed", static_cast<int64_t>(report.seed)},
+               {"device",
+                {{"name", report.device},
+                 {"compute_capability", report.computeCapability},
+                 {"multiprocessors", report.multiprocessors}}},
+               {"check", report.check ? checkToJSON(*report.check) : Json()},
+               {"timing", report.timing ? timingToJSON(report) : Json()},
+               {"bytes_moved", report.bytesMoved},
+               {"flops", report.flops}};
+  // Strings the report took from files may hold invalid UTF-8: replace,
+  // rather than abort (the build has no exceptions to throw).
+  return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

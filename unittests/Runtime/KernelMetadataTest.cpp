@@ -106,8 +106,13 @@ TEST(KernelMetadata, OptionalKeys) {
 }
 
 TEST(KernelMetadata, Errors) {
-  EXPECT_EQ(parseError("{"), "kernel metadata is not valid JSON: line 1, "
-                             "column 2: expected a string key in an object");
+  EXPECT_EQ(parseError("{"),
+            "kernel metadata is not valid JSON: line 1, column 2: syntax "
+            "error while parsing object key - unexpected end of input; "
+            "expected string literal");
+  EXPECT_EQ(parseError(R"({"kernels": [], "kernels": []})"),
+            "kernel metadata is not valid JSON: the key 'kernels' appears "
+            "twice in one object");
   EXPECT_EQ(parseError("[]"), "kernel metadata must be a JSON object");
   EXPECT_EQ(parseError("{}"), "kernel metadata: missing key 'kernels'");
   EXPECT_EQ(parseError(R"({"kernels": {}})"),

@@ -180,4 +180,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(rt.exit_on_hang(main))

@@ -642,4 +642,4 @@ def print_serving_table(results, names):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(rt.exit_on_hang(main))

@@ -33,3 +33,31 @@ func.func @tma_tile(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>,
         memref<64x256xbf16, #tle.shared<swizzle = 128>>
   return
 }
+
+// A 3-D map with a box of 1 x 64 x 64 fills a 2-D tile: the leading
+// coordinate (a head, a batch) picks the plane, and each copy passes it
+// unchanged, outermost last, after the column and row of its box.
+// CHECK-LABEL: llvm.func @tma_3d_map_2d_tile
+// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr {{.*}}, %[[H:.*]]: i64, %[[R:.*]]: i64, %[[C:.*]]: i64, %{{.*}}: i64)
+// CHECK: %[[COL:.*]] = llvm.trunc %[[C]] : i64 to i32
+// CHECK: %[[ROW:.*]] = llvm.trunc %[[R]] : i64 to i32
+// CHECK: %[[HEAD:.*]] = llvm.trunc %[[H]] : i64 to i32
+// CHECK: %[[C0:.*]] = llvm.add %[[COL]], %{{.*}} : i32
+// CHECK: %[[R0:.*]] = llvm.add %[[ROW]], %{{.*}} : i32
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[%[[C0]], %[[R0]], %[[HEAD]]]
+// CHECK: llvm.getelementptr %{{.*}}[4096] : (!llvm.ptr<3>) -> !llvm.ptr<3>, bf16
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global %{{.*}}, %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}, %[[HEAD]]]
+// CHECK-NOT: nvvm.cp.async.bulk.tensor
+// CHECK: llvm.return
+func.func @tma_3d_map_2d_tile(%map: !tle.tensor_map<1x64x64xbf16, swizzle = 128>,
+                              %head: index, %row: index, %col: index,
+                              %slot: index)
+    attributes {tle.block_size = 128 : i64} {
+  %bars = tle.shared_alloc {offset = 0 : i64} : memref<2xi64, 3>
+  %tile = tle.shared_alloc {offset = 1024 : i64}
+      : memref<64x128xbf16, #tle.shared<swizzle = 128>>
+  tle.tma_load %map[%head, %row, %col] into %tile barrier %bars[%slot] : memref<2xi64, 3>
+      : !tle.tensor_map<1x64x64xbf16, swizzle = 128>,
+        memref<64x128xbf16, #tle.shared<swizzle = 128>>
+  return
+}

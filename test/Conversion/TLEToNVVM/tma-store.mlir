@@ -35,3 +35,23 @@ func.func @tma_store_tile(%map: !tle.tensor_map<64x64xbf16, swizzle = 128>,
         memref<64x256xbf16, #tle.shared<swizzle = 128>>
   return
 }
+
+// A 3-D map with a box of 1 x 64 x 64 takes a 2-D tile to one plane of a
+// 3-D tensor (an output [heads, rows, columns]): the leading coordinate
+// goes with every copy.
+// CHECK-LABEL: llvm.func @tma_store_3d_map_2d_tile
+// CHECK-SAME: (%[[MAP:.*]]: !llvm.ptr {{.*}}, %[[H:.*]]: i64, %[[R:.*]]: i64, %[[C:.*]]: i64)
+// CHECK: %[[HEAD:.*]] = llvm.trunc %[[H]] : i64 to i32
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}, %[[HEAD]]]
+// CHECK: nvvm.cp.async.bulk.tensor.global.shared.cta %[[MAP]], %{{.*}}, box[%{{.*}}, %{{.*}}, %[[HEAD]]]
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+func.func @tma_store_3d_map_2d_tile(%map: !tle.tensor_map<1x64x64xbf16, swizzle = 128>,
+                                    %head: index, %row: index, %col: index)
+    attributes {tle.block_size = 128 : i64} {
+  %tile = tle.shared_alloc {offset = 1024 : i64}
+      : memref<64x128xbf16, #tle.shared<swizzle = 128>>
+  tle.tma_store %map[%head, %row, %col] from %tile issued
+      : !tle.tensor_map<1x64x64xbf16, swizzle = 128>,
+        memref<64x128xbf16, #tle.shared<swizzle = 128>>
+  return
+}

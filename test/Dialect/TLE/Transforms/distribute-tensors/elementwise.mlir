@@ -124,3 +124,44 @@ func.func @iota_columns(%out: memref<16xi32>) {
   tle.store %c, %out[%c0] : tensor<16xi32, #tle.slice<dim = 0, parent = #tle.mma<warp_groups = [1, 1]>>>, memref<16xi32>
   return
 }
+
+// -----
+
+// tle.iota on a 2-D layout: dim 0 gives each element its row, dim 1 its
+// column, so that a tile can be masked against itself (a causal mask:
+// column <= row). In #tle.mma<[1, 1]> a thread of a 64 x 16 tile holds
+// rows r, r + 8 (r = 16 (warp % 4) + (tid / 4) % 8, the warp from lane 0's
+// shuffle) of columns c, c + 1, c + 8, c + 9 (c = 2 (tid % 4)), in the
+// register order (r, c), (r, c+1), (r+8, c), (r+8, c+1), (r, c+8), ...
+// CHECK-LABEL: func.func @iota_rows_and_columns
+// CHECK: gpu.shuffle idx
+// CHECK: %[[QUAD:.*]] = arith.remui %{{.*}}, %c8{{.*}} : index
+// CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %[[QUAD]] : index
+// CHECK: arith.addi %[[ROW]], %c0{{.*}} : index
+// CHECK: arith.addi %[[ROW]], %c0{{.*}} : index
+// CHECK: arith.addi %[[ROW]], %c8{{.*}} : index
+// CHECK: arith.addi %[[ROW]], %c8{{.*}} : index
+// CHECK: %[[ROWS:.*]] = vector.from_elements {{.*}} : vector<8xi32>
+// CHECK: %[[LANE4:.*]] = arith.remui %{{.*}}, %c4{{.*}} : index
+// CHECK: %[[PAIR:.*]] = arith.muli %[[LANE4]], %c2{{.*}} : index
+// CHECK: %[[COL:.*]] = arith.addi %{{.*}}, %[[PAIR]] : index
+// CHECK: arith.addi %[[COL]], %c0{{.*}} : index
+// CHECK: arith.addi %[[COL]], %c1{{.*}} : index
+// CHECK: arith.addi %[[COL]], %c0{{.*}} : index
+// CHECK: arith.addi %[[COL]], %c1{{.*}} : index
+// CHECK: arith.addi %[[COL]], %c8{{.*}} : index
+// CHECK: arith.addi %[[COL]], %c9{{.*}} : index
+// CHECK: %[[COLS:.*]] = vector.from_elements {{.*}} : vector<8xi32>
+// CHECK: %[[MASK:.*]] = arith.cmpi sle, %[[COLS]], %[[ROWS]] : vector<8xi32>
+// CHECK: arith.select %[[MASK]], %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xf32>
+func.func @iota_rows_and_columns(%out: memref<64x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %r = tle.iota dim 0 : tensor<64x16xi32, #tle.mma<warp_groups = [1, 1]>>
+  %c = tle.iota dim 1 : tensor<64x16xi32, #tle.mma<warp_groups = [1, 1]>>
+  %causal = arith.cmpi sle, %c, %r : tensor<64x16xi32, #tle.mma<warp_groups = [1, 1]>>
+  %one = arith.constant dense<1.0> : tensor<64x16xf32, #tle.mma<warp_groups = [1, 1]>>
+  %ninf = arith.constant dense<0xFF800000> : tensor<64x16xf32, #tle.mma<warp_groups = [1, 1]>>
+  %s = arith.select %causal, %one, %ninf : tensor<64x16xi1, #tle.mma<warp_groups = [1, 1]>>, tensor<64x16xf32, #tle.mma<warp_groups = [1, 1]>>
+  tle.store %s, %out[%c0, %c0] : tensor<64x16xf32, #tle.mma<warp_groups = [1, 1]>>, memref<64x16xf32>
+  return
+}

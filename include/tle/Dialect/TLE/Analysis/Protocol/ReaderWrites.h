@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_READERWRITES_H
-#define TLE_DIALECT_TLE_ANALYSIS_READERWRITES_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_READERWRITES_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_READERWRITES_H
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
@@ -22,4 +22,4 @@ LogicalResult checkReaderWrites(WaitOp wait);
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_READERWRITES_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_READERWRITES_H

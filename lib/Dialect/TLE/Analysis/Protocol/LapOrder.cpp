@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ProtocolRun.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/ProtocolRun.h"
 
 using namespace mlir;
 using namespace mlir::tle;

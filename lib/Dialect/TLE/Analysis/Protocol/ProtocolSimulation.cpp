@@ -1,7 +1,7 @@
 //===- ProtocolSimulation.cpp - Choose inputs, run the kernel, report -----===//
 
-#include "tle/Dialect/TLE/Analysis/ProtocolSimulation.h"
-#include "ProtocolRun.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/ProtocolSimulation.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/ProtocolRun.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 

@@ -29,8 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOLSIMULATION_H
-#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOLSIMULATION_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PROTOCOLSIMULATION_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PROTOCOLSIMULATION_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/TokenUsage.h"
@@ -51,4 +51,4 @@ LogicalResult simulateProtocol(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOLSIMULATION_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PROTOCOLSIMULATION_H

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_NEVERNEGATIVE_H
-#define TLE_DIALECT_TLE_ANALYSIS_NEVERNEGATIVE_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_NEVERNEGATIVE_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_NEVERNEGATIVE_H
 
 #include "mlir/IR/Value.h"
 
@@ -22,4 +22,4 @@ bool isNeverNegative(Value value, unsigned depth = 0);
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_NEVERNEGATIVE_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_NEVERNEGATIVE_H

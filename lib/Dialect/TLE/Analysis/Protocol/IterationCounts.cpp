@@ -1,8 +1,8 @@
 //===- IterationCounts.cpp - Writer and reader counts, compared -----------===//
 
-#include "tle/Dialect/TLE/Analysis/IterationCounts.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/IterationCounts.h"
 #include "Polynomial.h"
-#include "tle/Dialect/TLE/Analysis/NeverNegative.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/NeverNegative.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -9,11 +9,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_SLOTVIEWS_H
-#define TLE_DIALECT_TLE_ANALYSIS_SLOTVIEWS_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_SLOTVIEWS_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_SLOTVIEWS_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
-#include "tle/Dialect/TLE/Analysis/PipeWindows.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/PipeWindows.h"
 
 namespace mlir::tle {
 
@@ -40,4 +40,4 @@ LogicalResult checkSlotBounds(WarpSpecializeOp ws);
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_SLOTVIEWS_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_SLOTVIEWS_H

@@ -1,6 +1,6 @@
 //===- NeverNegative.cpp - Integers no input makes negative ---------------===//
 
-#include "tle/Dialect/TLE/Analysis/NeverNegative.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/NeverNegative.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

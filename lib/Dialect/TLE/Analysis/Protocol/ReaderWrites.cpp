@@ -1,6 +1,6 @@
 //===- ReaderWrites.cpp - What a reader may write in its slot -------------===//
 
-#include "tle/Dialect/TLE/Analysis/ReaderWrites.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/ReaderWrites.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_LIB_DIALECT_TLE_ANALYSIS_POLYNOMIAL_H
-#define TLE_LIB_DIALECT_TLE_ANALYSIS_POLYNOMIAL_H
+#ifndef TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOL_POLYNOMIAL_H
+#define TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOL_POLYNOMIAL_H
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/SmallVector.h"
@@ -96,4 +96,4 @@ inline std::optional<Polynomial> multiply(const Polynomial &a,
 
 } // namespace mlir::tle
 
-#endif // TLE_LIB_DIALECT_TLE_ANALYSIS_POLYNOMIAL_H
+#endif // TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOL_POLYNOMIAL_H

@@ -17,8 +17,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/Dialect/TLE/Analysis/StorageAliasing.h"
-#include "tle/Dialect/TLE/Analysis/ProtocolSimulation.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/StorageAliasing.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/ProtocolSimulation.h"
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_PIPEWINDOWS_H
-#define TLE_DIALECT_TLE_ANALYSIS_PIPEWINDOWS_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PIPEWINDOWS_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PIPEWINDOWS_H
 
 #include "tle/Dialect/TLE/Analysis/IterationExpr.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
@@ -49,4 +49,4 @@ LogicalResult checkWindowBalance(WarpSpecializeOp ws, unsigned partition,
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_PIPEWINDOWS_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PIPEWINDOWS_H

@@ -13,8 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tle/Dialect/TLE/Analysis/Protocol/StorageReclaim.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/StorageAliasing.h"
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
-#include "tle/Dialect/TLE/Analysis/StorageAliasing.h"
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 

@@ -1,6 +1,6 @@
 //===- SlotViews.cpp - Slots are touched only through their views ---------===//
 
-#include "tle/Dialect/TLE/Analysis/SlotViews.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/SlotViews.h"
 #include "tle/Dialect/TLE/Analysis/IterationExpr.h"
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
@@ -59,10 +59,6 @@ static SmallVector<unsigned> getViewedFields(PipeLifecycleOpInterface opener) {
     return pipe.getReaderFields(
         pipe.lookupReader(opener.getReaderAttr().getValue()));
   return llvm::to_vector(llvm::seq<unsigned>(0, pipe.getNumFields()));
-}
-
-static bool isSameSide(PipeLifecycleOpInterface a, PipeLifecycleOpInterface b) {
-  return a.getPipe() == b.getPipe() && a.getReaderAttr() == b.getReaderAttr();
 }
 
 const CarriedWindow *ViewChecker::findCarriedWindow(scf::ForOp loop,

@@ -1,6 +1,6 @@
 //===- PipeWindows.cpp - The slots each partition holds -------------------===//
 
-#include "tle/Dialect/TLE/Analysis/PipeWindows.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/PipeWindows.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
@@ -28,17 +28,12 @@ struct Window {
                       : std::nullopt,
             iteration};
   }
-  bool isSameSide(PipeLifecycleOpInterface op) const {
-    PipeLifecycleOpInterface mine = opener;
-    return mine.getPipe() == op.getPipe() &&
-           mine.getReaderAttr() == op.getReaderAttr();
-  }
   bool isSameSideAndIteration(const Window &other) const {
-    return isSameSide(other.opener) && iteration == other.iteration;
+    return isSameSide(opener, other.opener) && iteration == other.iteration;
   }
-  std::string describeIteration() const {
+  std::string describeHeldIteration() const {
     if (written || !iteration)
-      return tle::describeIteration(written);
+      return describeIteration(written);
     return "iteration <" + iteration->describe() + ">";
   }
 };
@@ -110,11 +105,12 @@ LogicalResult BalanceChecker::run() {
   const Window &window = held.open.front();
   PipeLifecycleOpInterface opener = window.opener;
   bool acquired = isa<AcquireOp>(opener.getOperation());
-  return opener->emitError() << describePipeSide(opener) << " "
-                             << (acquired ? "acquires " : "waits for ")
-                             << window.describeIteration() << " but partition '"
-                             << ws.getPartitionLabel(partition) << "' never "
-                             << (acquired ? "commits" : "releases") << " it";
+  return opener->emitError()
+         << describePipeSide(opener) << " "
+         << (acquired ? "acquires " : "waits for ")
+         << window.describeHeldIteration() << " but partition '"
+         << ws.getPartitionLabel(partition) << "' never "
+         << (acquired ? "commits" : "releases") << " it";
 }
 
 LogicalResult BalanceChecker::apply(PipeLifecycleOpInterface op,
@@ -140,7 +136,7 @@ LogicalResult BalanceChecker::apply(PipeLifecycleOpInterface op,
              << (isa<AcquireOp>(op.getOperation()) ? "committing" : "releasing")
              << " it";
     int64_t holding = llvm::count_if(
-        held.open, [&](const Window &w) { return w.isSameSide(op); });
+        held.open, [&](const Window &w) { return isSameSide(w.opener, op); });
     if (holding + 1 > pipe.getCapacityAttr().getInt())
       return op->emitError("deadlock: ")
              << describePipeSide(op) << " would hold " << holding + 1
@@ -172,7 +168,7 @@ InFlightDiagnostic BalanceChecker::reportDifference(Operation *at,
       if (!theirs->find(window)) {
         InFlightDiagnostic diag =
             emitAtHead(at) << describePipeSide(window.opener) << " holds "
-                           << window.describeIteration() << " " << what;
+                           << window.describeHeldIteration() << " " << what;
         diag.attachNote(window.opener->getLoc()) << "opened here";
         return diag;
       }
@@ -207,7 +203,8 @@ BalanceChecker::findCarried(scf::ForOp loop, HeldSlots &start,
     PipeLifecycleOpInterface closer;
     IterationExpr e;
     loop.getBody()->walk([&](PipeLifecycleOpInterface op) {
-      if (isa<AcquireOp, WaitOp>(op.getOperation()) || !window.isSameSide(op))
+      if (isa<AcquireOp, WaitOp>(op.getOperation()) ||
+          !isSameSide(window.opener, op))
         return WalkResult::advance();
       e = IterationExpr::get(op.getIteration());
       if (e.getCoefficient(iv) == 0 ||
@@ -245,17 +242,18 @@ LogicalResult BalanceChecker::handOver(scf::ForOp loop,
       IterationExpr::get(iv).add(IterationExpr::get(loop.getStep()));
   for (auto [carriedWindow, side] : llvm::zip(windows, sides)) {
     const Window *held = llvm::find_if(start.open, [&](const Window &w) {
-      return w.isSameSide(side) && w.iteration == carriedWindow.iteration;
+      return isSameSide(w.opener, side) &&
+             w.iteration == carriedWindow.iteration;
     });
     std::optional<IterationExpr> next =
         ivNext ? carriedWindow.iteration.substitute(iv, *ivNext) : std::nullopt;
     Window *opened = llvm::find_if(end.open, [&](const Window &w) {
-      return w.isSameSide(held->opener) && next && w.iteration == next;
+      return isSameSide(w.opener, held->opener) && next && w.iteration == next;
     });
     if (opened == end.open.end()) {
       InFlightDiagnostic diag =
           emitAtHead(loop) << describePipeSide(held->opener) << " releases "
-                           << held->describeIteration()
+                           << held->describeHeldIteration()
                            << " in this loop, which it held when the loop "
                               "started, but an iteration does not end "
                               "holding the next one ("
@@ -315,7 +313,7 @@ LogicalResult BalanceChecker::checkLoopBody(Operation *loop, Region &body,
   // After the loop the side holds the window its last iteration opened.
   for (const CarriedWindow &carriedWindow : windows) {
     Window *window = llvm::find_if(held.open, [&](const Window &w) {
-      return w.isSameSide(carriedWindow.next) &&
+      return isSameSide(w.opener, carriedWindow.next) &&
              w.iteration == carriedWindow.entry;
     });
     *window = {carriedWindow.next, carriedWindow.afterLoop, Value()};

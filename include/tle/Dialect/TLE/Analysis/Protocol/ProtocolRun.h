@@ -3,13 +3,13 @@
 // The protocol check (ProtocolSimulation.cpp) chooses inputs and runs the
 // kernel once per choice: PartitionUnroller.cpp interprets each partition
 // into a sequence of lifecycle events, and BarrierSimulation.cpp runs the
-// sequences against the mbarriers. This private header holds what passes
-// between them.
+// sequences against the mbarriers. This header holds what passes between
+// them; the protocol check's own code and its test passes use it.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOLRUN_H
-#define TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOLRUN_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PROTOCOLRUN_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PROTOCOLRUN_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
@@ -189,4 +189,4 @@ std::string getLapRule(int64_t capacity);
 
 } // namespace mlir::tle::protocol
 
-#endif // TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOLRUN_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PROTOCOLRUN_H

@@ -26,8 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_UNIFORMITY_H
-#define TLE_DIALECT_TLE_ANALYSIS_UNIFORMITY_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_UNIFORMITY_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_UNIFORMITY_H
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
@@ -63,4 +63,4 @@ LogicalResult checkUniformControl(WarpSpecializeOp ws, Operation *op,
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_UNIFORMITY_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_UNIFORMITY_H

@@ -1,6 +1,6 @@
 //===- Uniformity.cpp - Values every thread of a partition shares ---------===//
 
-#include "tle/Dialect/TLE/Analysis/Uniformity.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/Uniformity.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 

@@ -8,15 +8,15 @@
 //   the bytes while B uses them;
 // * reclaim: the readers of a pipe declare together, with tle.reclaim,
 //   that they are done with it, and then use disjoint parts of its
-//   storage as scratch.
+//   storage as scratch (StorageReclaim.h).
 //
 // Any other overlap between pipes is an error, and storage the analysis
 // cannot resolve is reported as unproven.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_STORAGEALIASING_H
-#define TLE_DIALECT_TLE_ANALYSIS_STORAGEALIASING_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_STORAGEALIASING_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_STORAGEALIASING_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 
@@ -28,16 +28,10 @@ namespace mlir::tle {
 LogicalResult checkStorageAliasing(WarpSpecializeOp ws,
                                    ArrayRef<PipeUsage> usages, bool strict);
 
-/// Checks every tle.reclaim of the kernel: all readers of the pipe reclaim
-/// it once, in their partition's body, after their last use of it and of
-/// the pipes nested in it, with no multiply still reading it; the scratch
-/// parts lie in the pipe's fields and are disjoint.
-LogicalResult checkReclaims(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages);
-
 /// The pipes whose storage lies inside a field of `outer` (nested in it),
 /// by the footprints of their fields.
 SmallVector<PipeOp> getNestedPipes(PipeOp outer, ArrayRef<PipeUsage> usages);
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_STORAGEALIASING_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_STORAGEALIASING_H

@@ -29,8 +29,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DIALECT_TLE_ANALYSIS_ITERATIONCOUNTS_H
-#define TLE_DIALECT_TLE_ANALYSIS_ITERATIONCOUNTS_H
+#ifndef TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_ITERATIONCOUNTS_H
+#define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_ITERATIONCOUNTS_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/TokenUsage.h"
@@ -69,4 +69,4 @@ CountComparison compareTokenCounts(WarpSpecializeOp ws,
 
 } // namespace mlir::tle
 
-#endif // TLE_DIALECT_TLE_ANALYSIS_ITERATIONCOUNTS_H
+#endif // TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_ITERATIONCOUNTS_H

@@ -2,7 +2,7 @@
 
 #include "tle/Dialect/TLE/Analysis/Protocol/IterationCounts.h"
 #include "Polynomial.h"
-#include "tle/Dialect/TLE/Analysis/Protocol/NeverNegative.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/IntegerRanges.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -84,8 +84,12 @@ private:
   Polynomial unknown(const std::string &key, const std::string &text,
                      bool nonNegative);
   std::string keyOf(const Polynomial &p) const;
+  /// Whether `value` is never negative, by the kernel's integer ranges
+  /// (computed on first use: most kernels divide nothing).
+  bool isNeverNegative(Value value);
 
   WarpSpecializeOp ws;
+  std::optional<IntegerRanges> ranges;
   std::map<std::string, unsigned> ids;
   SmallVector<std::string> texts;
   SmallVector<bool> nonNegative;
@@ -95,6 +99,12 @@ private:
   /// The trip counts max(0, span) of step 1, by unknown, with their spans.
   DenseMap<unsigned, Polynomial> stepOneSpans;
 };
+
+bool Counter::isNeverNegative(Value value) {
+  if (!ranges)
+    ranges.emplace(ws->getParentOp());
+  return ranges->isNeverNegative(value);
+}
 
 Polynomial Counter::unknown(const std::string &key, const std::string &text,
                             bool isNonNegative) {

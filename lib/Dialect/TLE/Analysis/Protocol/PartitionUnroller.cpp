@@ -207,6 +207,43 @@ void Kernel::collectInputs(Value value, bool throughUpperBounds,
 // Unrolling a partition into events
 //===----------------------------------------------------------------------===//
 
+LogicalResult Kernel::prepare() {
+  DenseMap<Operation *, int64_t> capacities;
+  auto hold = [&](Operation *op, int64_t capacity) {
+    for (Operation *a = op->getParentOp(); a && a != ws; a = a->getParentOp()) {
+      int64_t &most = capacities[a];
+      most = std::max(most, capacity);
+    }
+  };
+  for (const PipeUsage &usage : usages) {
+    int64_t capacity = PipeOp(usage.pipe).getCapacityAttr().getInt();
+    for (auto &entry : usage.opsByPartition)
+      for (PipeLifecycleOpInterface op : entry.second)
+        hold(op, capacity);
+  }
+  // A token holds one signal: like a pipe of capacity 1.
+  ws->walk([&](Operation *op) {
+    if (isa<SignalOp, AwaitOp>(op))
+      hold(op, 1);
+  });
+  ws->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (auto it = capacities.find(op); it != capacities.end())
+      holders.insert({op, it->second});
+  });
+  WalkResult result = ws->walk([&](ReleaseOp release) {
+    FailureOr<ReleasePlacement> placement = placeRelease(release);
+    if (failed(placement))
+      return WalkResult::interrupt();
+    placements[release] = *placement;
+    if (placement->kind != ReleasePlacement::Kind::AtRelease)
+      releasedAfter[placement->wait].push_back(release);
+    if (placement->kind == ReleasePlacement::Kind::NextIteration)
+      releasedAfter[placement->afterLoop].push_back(release);
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 namespace {
 
 /// Interprets the integer arithmetic and structured control flow of one

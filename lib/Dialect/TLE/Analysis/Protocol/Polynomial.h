@@ -10,6 +10,7 @@
 #define TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOL_POLYNOMIAL_H
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/MathExtras.h"
 

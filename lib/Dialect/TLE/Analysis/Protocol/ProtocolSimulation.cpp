@@ -4,6 +4,7 @@
 #include "tle/Dialect/TLE/Analysis/Protocol/ProtocolRun.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::tle;
@@ -26,13 +27,13 @@ constexpr unsigned kMaxConditions = 3;
 class Checker {
 public:
   Checker(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,
-          ArrayRef<TokenUsage> tokens, bool strict)
-      : kernel(ws, usages, tokens), strict(strict) {}
+          ArrayRef<TokenUsage> tokens, bool strict,
+          function_ref<void(StringRef)> observe)
+      : kernel(ws, usages, tokens), strict(strict), observe(observe) {}
 
   LogicalResult check();
 
 private:
-  LogicalResult collect();
   enum class Outcome { Passed, Failed, Stopped };
   /// One run: unrolls every partition, runs the events, and reports what
   /// it finds.
@@ -65,47 +66,14 @@ private:
 
   Kernel kernel;
   bool strict;
+  function_ref<void(StringRef)> observe;
 };
 
-LogicalResult Checker::collect() {
-  DenseMap<Operation *, int64_t> capacities;
-  auto hold = [&](Operation *op, int64_t capacity) {
-    for (Operation *a = op->getParentOp(); a && a != kernel.ws;
-         a = a->getParentOp()) {
-      int64_t &most = capacities[a];
-      most = std::max(most, capacity);
-    }
-  };
-  for (const PipeUsage &usage : kernel.usages) {
-    int64_t capacity = PipeOp(usage.pipe).getCapacityAttr().getInt();
-    for (auto &entry : usage.opsByPartition)
-      for (PipeLifecycleOpInterface op : entry.second)
-        hold(op, capacity);
-  }
-  // A token holds one signal: like a pipe of capacity 1.
-  kernel.ws->walk([&](Operation *op) {
-    if (isa<SignalOp, AwaitOp>(op))
-      hold(op, 1);
-  });
-  kernel.ws->walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (auto it = capacities.find(op); it != capacities.end())
-      kernel.holders.insert({op, it->second});
-  });
-  WalkResult result = kernel.ws->walk([&](ReleaseOp release) {
-    FailureOr<ReleasePlacement> placement = placeRelease(release);
-    if (failed(placement))
-      return WalkResult::interrupt();
-    kernel.placements[release] = *placement;
-    if (placement->kind != ReleasePlacement::Kind::AtRelease)
-      kernel.releasedAfter[placement->wait].push_back(release);
-    if (placement->kind == ReleasePlacement::Kind::NextIteration)
-      kernel.releasedAfter[placement->afterLoop].push_back(release);
-    return WalkResult::advance();
-  });
-  return failure(result.wasInterrupted());
-}
-
 Checker::Outcome Checker::run(Inputs &inputs, RunStats &stats) {
+  auto report = llvm::make_scope_exit([&] {
+    if (observe)
+      observe(inputs.describe());
+  });
   WarpSpecializeOp ws = kernel.ws;
   std::vector<std::vector<Event>> events(ws.getNumPartitions());
   for (unsigned p = 0; p < ws.getNumPartitions(); ++p) {
@@ -340,7 +308,7 @@ LogicalResult Checker::checkLongRuns() {
 }
 
 LogicalResult Checker::check() {
-  if (failed(collect()))
+  if (failed(kernel.prepare()))
     return failure();
   // Small inputs first: empty loops, single iterations, i - 1 at i = 0.
   if (std::optional<LogicalResult> result = checkSmallInputs())
@@ -352,6 +320,7 @@ LogicalResult Checker::check() {
 
 LogicalResult tle::simulateProtocol(WarpSpecializeOp ws,
                                     ArrayRef<PipeUsage> usages,
-                                    ArrayRef<TokenUsage> tokens, bool strict) {
-  return Checker(ws, usages, tokens, strict).check();
+                                    ArrayRef<TokenUsage> tokens, bool strict,
+                                    function_ref<void(StringRef)> observe) {
+  return Checker(ws, usages, tokens, strict, observe).check();
 }

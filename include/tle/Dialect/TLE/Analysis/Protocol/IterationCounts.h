@@ -55,6 +55,11 @@ struct CountComparison {
   std::optional<std::string> committed, waited;
 };
 
+/// How often `op` (a commit, wait, signal or await) runs in its partition,
+/// as the comparisons print it ("trips(argument 0 of @k) - 1"); none where
+/// the count is not a polynomial.
+std::optional<std::string> describeRunCount(WarpSpecializeOp ws, Operation *op);
+
 /// One comparison per reader of `usage.pipe`; none for one_shot pipes.
 SmallVector<CountComparison> compareIterationCounts(WarpSpecializeOp ws,
                                                     const PipeUsage &usage);

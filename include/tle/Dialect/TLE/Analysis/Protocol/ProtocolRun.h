@@ -53,6 +53,11 @@ struct Kernel {
          ArrayRef<TokenUsage> tokens)
       : ws(ws), usages(usages), tokens(tokens) {}
 
+  /// Finds the ops that hold lifecycle or token ops and where each
+  /// release takes effect; fails after an error at a release that no
+  /// tle.wgmma_wait retires. Runs before anything unrolls the partitions.
+  LogicalResult prepare();
+
   WarpSpecializeOp ws;
   ArrayRef<PipeUsage> usages;
   ArrayRef<TokenUsage> tokens;

@@ -46,8 +46,11 @@ InFlightDiagnostic emitUnproven(Operation *op, bool strict);
 /// differ, found for some inputs; emitUnproven for what could
 /// not be simulated. Fails after an error (or an unproven report when
 /// `strict`).
+/// `observe`, when given, is called after each run with the inputs it
+/// chose (" when argument 0 of @k = 5", empty for a kernel without inputs).
 LogicalResult simulateProtocol(WarpSpecializeOp ws, ArrayRef<PipeUsage> usages,
-                               ArrayRef<TokenUsage> tokens, bool strict);
+                               ArrayRef<TokenUsage> tokens, bool strict,
+                               function_ref<void(StringRef)> observe = {});
 
 } // namespace mlir::tle
 

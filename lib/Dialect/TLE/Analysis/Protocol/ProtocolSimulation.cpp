@@ -1,9 +1,11 @@
 //===- ProtocolSimulation.cpp - Choose inputs, run the kernel, report -----===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/ProtocolSimulation.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/IntegerRanges.h"
 #include "tle/Dialect/TLE/Analysis/Protocol/ProtocolRun.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
@@ -58,19 +60,36 @@ private:
   /// The assignments of 0 and 1 to `conditions` the check tries.
   SmallVector<SmallVector<int64_t>>
   chooseConditions(ArrayRef<Value> conditions);
+  /// The inputs a loop's trip count depends on (`all`), and those the
+  /// check grows to lengthen it (`grown`): those its upper bound, or an
+  /// scf.while's condition, depends on and its lower bound does not.
+  struct LoopInputs {
+    llvm::SetVector<Value> all, grown;
+  };
+  LoopInputs getLoopInputs(Operation *loop) const;
   /// The loops whose trip count depends on inputs that ran fewer than
   /// `target` times, or fewer than the capacity of their pipes plus one.
   SmallVector<Operation *> shortLoops(const RunStats &stats, int64_t target);
   /// Grows the inputs that lengthen `loops`; false when none can grow.
   bool lengthen(ArrayRef<Operation *> loops, Inputs &inputs);
+  /// Keeps, over all runs, the most iterations of each loop and the
+  /// largest value of each input.
+  void record(Inputs &inputs, const RunStats &stats);
+  /// The warning for a loop that no run made run the capacity of its pipes
+  /// plus one times: which inputs bound it, that the check chooses them,
+  /// why they did not lengthen it, and what the author can write instead.
+  void reportShortLoop(Operation *loop);
 
   Kernel kernel;
   bool strict;
   function_ref<void(StringRef)> observe;
+  DenseMap<Operation *, int64_t> longestRuns;
+  DenseMap<Value, int64_t> largestInputs;
 };
 
 Checker::Outcome Checker::run(Inputs &inputs, RunStats &stats) {
   auto report = llvm::make_scope_exit([&] {
+    record(inputs, stats);
     if (observe)
       observe(inputs.describe());
   });
@@ -117,20 +136,31 @@ LogicalResult Checker::reportStop(const Stop &stop, Inputs &inputs) {
   return failure(strict);
 }
 
+Checker::LoopInputs Checker::getLoopInputs(Operation *op) const {
+  LoopInputs inputs;
+  llvm::SetVector<Value> upper, lower;
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    kernel.collectInputs(loop.getUpperBound(), true, upper);
+    kernel.collectInputs(loop.getLowerBound(), false, lower);
+    for (Value bound : {loop.getLowerBound(), loop.getStep()})
+      kernel.collectInputs(bound, /*throughUpperBounds=*/true, inputs.all);
+  } else if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+    kernel.collectInputs(loop.getConditionOp().getCondition(), true, upper);
+  }
+  inputs.all.insert(upper.begin(), upper.end());
+  for (Value input : upper)
+    if (!lower.contains(input) && !input.getType().isInteger(1))
+      inputs.grown.insert(input);
+  return inputs;
+}
+
 SmallVector<Operation *> Checker::shortLoops(const RunStats &stats,
                                              int64_t target) {
   SmallVector<Operation *> result;
   for (auto &[op, capacity] : kernel.holders) {
-    llvm::SetVector<Value> inputs;
-    if (auto loop = dyn_cast<scf::ForOp>(op))
-      for (Value bound :
-           {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
-        kernel.collectInputs(bound, /*throughUpperBounds=*/true, inputs);
-    else if (auto loop = dyn_cast<scf::WhileOp>(op))
-      kernel.collectInputs(loop.getConditionOp().getCondition(),
-                           /*throughUpperBounds=*/true, inputs);
     int64_t trips = stats.maxTrips.lookup(op);
-    if (!inputs.empty() && (trips < capacity + 1 || trips < target))
+    if (!getLoopInputs(op).all.empty() &&
+        (trips < capacity + 1 || trips < target))
       result.push_back(op);
   }
   return result;
@@ -139,17 +169,8 @@ SmallVector<Operation *> Checker::shortLoops(const RunStats &stats,
 bool Checker::lengthen(ArrayRef<Operation *> loops, Inputs &inputs) {
   llvm::SetVector<Value> grow;
   for (Operation *op : loops) {
-    llvm::SetVector<Value> upper, lower;
-    if (auto loop = dyn_cast<scf::ForOp>(op)) {
-      kernel.collectInputs(loop.getUpperBound(), true, upper);
-      kernel.collectInputs(loop.getLowerBound(), false, lower);
-    } else {
-      kernel.collectInputs(
-          cast<scf::WhileOp>(op).getConditionOp().getCondition(), true, upper);
-    }
-    for (Value input : upper)
-      if (!lower.contains(input))
-        grow.insert(input);
+    LoopInputs bounds = getLoopInputs(op);
+    grow.insert(bounds.grown.begin(), bounds.grown.end());
   }
   bool grown = false;
   for (Value input : grow)
@@ -293,18 +314,102 @@ LogicalResult Checker::checkLongRuns() {
         << describeValue(conditions.front())
         << " and others) all 0 and all 1, not in every combination; "
            "deadlock freedom is not proven for the others";
-  for (Operation *loop : uncovered) {
-    std::optional<unsigned> partition = kernel.ws.getPartitionOf(loop);
-    emitUnproven(loop, strict)
-        << "the protocol check found no inputs for which this "
-        << loop->getName() << " in partition '"
-        << kernel.ws.getPartitionLabel(*partition) << "' runs "
-        << kernel.holders.lookup(loop) + 1
-        << " times (the capacity of its pipes, plus one); deadlock freedom "
-           "is not proven for longer runs";
-  }
+  for (Operation *loop : uncovered)
+    reportShortLoop(loop);
   return failure(strict &&
                  (!uncovered.empty() || conditions.size() > kMaxConditions));
+}
+
+void Checker::record(Inputs &inputs, const RunStats &stats) {
+  for (auto [loop, trips] : stats.maxTrips) {
+    int64_t &most = longestRuns[loop];
+    most = std::max(most, trips);
+  }
+  for (Value input : inputs.used) {
+    auto [it, inserted] = largestInputs.try_emplace(input, inputs.get(input));
+    it->second = std::max(it->second, inputs.get(input));
+  }
+}
+
+/// "the gpu.block_id at line 7 and argument 0 of @k".
+static void describeInputs(InFlightDiagnostic &diag,
+                           const llvm::SetVector<Value> &inputs,
+                           function_ref<void(Value)> suffix = {}) {
+  for (auto [i, input] : llvm::enumerate(inputs)) {
+    diag << (i == 0                   ? ""
+             : i + 1 == inputs.size() ? " and "
+                                      : ", ")
+         << describeValue(input);
+    if (suffix)
+      suffix(input);
+  }
+}
+
+/// The most iterations `loop` can make for any input, by the integer
+/// ranges of its bounds, when that is fewer than `wanted`; and the upper
+/// bound's maximum that keeps it so.
+static std::optional<int64_t> getCappedUpperBound(Operation *loop,
+                                                  int64_t wanted) {
+  auto forOp = dyn_cast<scf::ForOp>(loop);
+  if (!forOp)
+    return std::nullopt;
+  IntegerRanges ranges(loop->getParentOfType<FunctionOpInterface>());
+  std::optional<ConstantIntRanges> lb = ranges.getRange(forOp.getLowerBound());
+  std::optional<ConstantIntRanges> ub = ranges.getRange(forOp.getUpperBound());
+  std::optional<ConstantIntRanges> step = ranges.getRange(forOp.getStep());
+  if (!lb || !ub || !step || !step->smin().isStrictlyPositive())
+    return std::nullopt;
+  int64_t low = lb->smin().getSExtValue(), high = ub->smax().getSExtValue();
+  int64_t span;
+  if (llvm::SubOverflow(high, low, span) || span >= wanted)
+    return std::nullopt;
+  return high;
+}
+
+void Checker::reportShortLoop(Operation *loop) {
+  WarpSpecializeOp ws = kernel.ws;
+  int64_t wanted = kernel.holders.lookup(loop) + 1;
+  LoopInputs inputs = getLoopInputs(loop);
+  InFlightDiagnostic diag = emitUnproven(loop, strict);
+  diag << "the protocol check found no inputs for which this "
+       << loop->getName() << " in partition '"
+       << ws.getPartitionLabel(*ws.getPartitionOf(loop)) << "' runs " << wanted
+       << " times (the capacity of its pipes, plus one); deadlock freedom is "
+          "not proven for longer runs: its trip count depends on ";
+  describeInputs(diag, inputs.all);
+  bool one = inputs.all.size() == 1;
+  diag << (one ? ", an input" : ", inputs") << " the check chooses ("
+       << (one ? "a value" : "values")
+       << " computed before tle.warp_specialize from the kernel's "
+          "arguments, block ids, tensor sizes or loads)";
+  int64_t longest = longestRuns.lookup(loop);
+  auto times = [](int64_t n) {
+    return std::to_string(n) + (n == 1 ? " time" : " times");
+  };
+  if (inputs.grown.empty()) {
+    diag << ", none of which it grows for this loop: it grows what the "
+            "upper bound depends on and the lower bound does not, and the "
+            "loop ran at most "
+         << times(longest)
+         << "; count the loop from 0 to a trip count computed from a kernel "
+            "argument (`0 to %n`), which the check grows, and add the offset "
+            "to the index inside the loop";
+    return;
+  }
+  diag << "; with ";
+  describeInputs(diag, inputs.grown, [&](Value input) {
+    diag << " up to " << largestInputs.lookup(input);
+  });
+  diag << " the loop ran at most " << times(longest);
+  if (std::optional<int64_t> cap = getCappedUpperBound(loop, wanted))
+    diag << ", and no input makes it run " << wanted
+         << " times: its upper bound ("
+         << describeValue(cast<scf::ForOp>(loop).getUpperBound())
+         << ") is at most " << *cap;
+  diag << "; compute the trip count from a kernel argument, which the check "
+          "grows, or write a loop whose trip count grows with its inputs (a "
+          "limit per block as a branch inside the loop, not a clamp of its "
+          "bound)";
 }
 
 LogicalResult Checker::check() {

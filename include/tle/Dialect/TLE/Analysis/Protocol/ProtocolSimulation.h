@@ -25,7 +25,9 @@
 // the total capacity plus one. What it cannot run
 // (a loop bound, branch or iteration computed inside a partition from a
 // value it cannot know, a loop it cannot lengthen, more events than it
-// simulates) it reports as unproven.
+// simulates) it reports as unproven; for a loop it cannot lengthen, with
+// the inputs that bound it, how far it grew them, the bound that caps the
+// loop where the integer ranges show one, and what to write instead.
 //
 //===----------------------------------------------------------------------===//
 

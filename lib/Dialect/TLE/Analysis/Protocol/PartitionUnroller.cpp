@@ -23,6 +23,13 @@ using namespace mlir::tle::protocol;
 //===----------------------------------------------------------------------===//
 // Integer arithmetic as the GPU computes it
 //===----------------------------------------------------------------------===//
+//
+// A run needs the value of each integer at each iteration of each loop,
+// for inputs the check has chosen: an interpreter, not MLIR's range
+// analysis, which joins every iteration and every input into one interval.
+// Nor the arith folders, which wrap where the run must stop instead (a sum
+// that overflows is undefined, reported as such, since the counts and
+// iterations are taken not to overflow).
 
 static unsigned getWidth(Type type) {
   return type.isIndex() ? 64 : type.getIntOrFloatBitWidth();

@@ -12,11 +12,6 @@ using namespace mlir;
 using namespace mlir::tle;
 using namespace mlir::tle::protocol;
 
-InFlightDiagnostic tle::emitUnproven(Operation *op, bool strict) {
-  return emitAtHead(op, strict ? DiagnosticSeverity::Error
-                               : DiagnosticSeverity::Warning);
-}
-
 namespace {
 
 /// How often the inputs may double while the check lengthens loops.

@@ -5,6 +5,15 @@
 // are trip counts, branch conditions and values computed from the
 // kernel's inputs. Private to IterationCounts.cpp and RunCounter.cpp.
 //
+// Not MLIR's IntegerRangeAnalysis or ValueBoundsConstraintSet: a count is
+// compared as an identity for every input (the writer's trips(n) against
+// a reader's [n > 0] + trips(n) - [n > 0]), with products of trip counts
+// of nested loops and conditions that are 0 or 1. Ranges give intervals,
+// not identities, and value bounds are linear constraints on index
+// values; neither can say that two such counts are equal. Which values
+// are never negative, a fact about ranges, does come from the range
+// analysis (IntegerRanges.h).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_LIB_DIALECT_TLE_ANALYSIS_PROTOCOL_RUNCOUNTER_H

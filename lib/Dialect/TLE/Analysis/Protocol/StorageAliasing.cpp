@@ -18,7 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/StorageAliasing.h"
-#include "tle/Dialect/TLE/Analysis/Protocol/ProtocolSimulation.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/Unproven.h"
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

@@ -35,13 +35,10 @@
 #define TLE_DIALECT_TLE_ANALYSIS_PROTOCOL_PROTOCOLSIMULATION_H
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
+#include "tle/Dialect/TLE/Analysis/Protocol/Unproven.h"
 #include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 
 namespace mlir::tle {
-
-/// What the protocol check could not prove: a warning, or an error when the
-/// check is strict.
-InFlightDiagnostic emitUnproven(Operation *op, bool strict);
 
 /// Errors for a deadlock, a race on a slot, a lap out of order, a token
 /// overrun, a negative iteration, or writer and reader counts that

@@ -12,7 +12,7 @@ static CountComparison::Result
 compareCounts(RunCounter &counter, const std::optional<Polynomial> &a,
               const std::optional<Polynomial> &b) {
   std::optional<Polynomial> difference =
-      a && b ? add(*a, *b, -1) : std::nullopt;
+      a && b ? plus(*a, *b, -1) : std::nullopt;
   if (difference && difference->terms.empty())
     return CountComparison::Result::Equal;
   if (difference && counter.hasOnlyNonNegativeUnknowns(*difference) &&
@@ -49,7 +49,7 @@ tle::compareIterationCounts(WarpSpecializeOp ws, const PipeUsage &usage) {
       std::optional<Polynomial> &total =
           op.isWriterSide() ? committed : waited[op.getReaderAttr().getValue()];
       std::optional<Polynomial> runs = counter.runs(op);
-      total = total && runs ? add(*total, *runs) : std::nullopt;
+      total = total && runs ? plus(*total, *runs) : std::nullopt;
     }
   auto print = [&](const std::optional<Polynomial> &p) {
     return p ? std::optional(counter.print(*p)) : std::nullopt;
@@ -80,7 +80,7 @@ CountComparison tle::compareTokenCounts(WarpSpecializeOp ws,
     if (!total)
       return;
     std::optional<Polynomial> runs = counter.runs(op);
-    *total = *total && runs ? add(**total, *runs) : std::nullopt;
+    *total = *total && runs ? plus(**total, *runs) : std::nullopt;
   });
   auto print = [&](const std::optional<Polynomial> &p) {
     return p ? std::optional(counter.print(*p)) : std::nullopt;

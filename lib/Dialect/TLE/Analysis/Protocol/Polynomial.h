@@ -62,8 +62,8 @@ struct Polynomial {
 };
 
 /// Overflow makes a count unknown rather than wrong.
-inline std::optional<Polynomial> add(const Polynomial &a, const Polynomial &b,
-                                     int64_t sign = 1) {
+inline std::optional<Polynomial> plus(const Polynomial &a, const Polynomial &b,
+                                      int64_t sign = 1) {
   Polynomial sum = a;
   for (auto &[monomial, c] : b.terms) {
     int64_t &into = sum.terms[monomial];
@@ -88,7 +88,7 @@ inline std::optional<Polynomial> multiply(const Polynomial &a,
       Polynomial term;
       std::optional<Polynomial> sum;
       if (llvm::MulOverflow(ca, cb, term.terms[monomial]) ||
-          !(sum = add(product, term)))
+          !(sum = plus(product, term)))
         return std::nullopt;
       product = *sum;
     }

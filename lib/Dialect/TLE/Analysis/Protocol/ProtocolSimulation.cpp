@@ -69,7 +69,7 @@ private:
   bool lengthen(ArrayRef<Operation *> loops, Inputs &inputs);
   /// Keeps, over all runs, the most iterations of each loop and the
   /// largest value of each input.
-  void record(Inputs &inputs, const RunStats &stats);
+  void recordRun(Inputs &inputs, const RunStats &stats);
   /// The warning for a loop that no run made run the capacity of its pipes
   /// plus one times: which inputs bound it, that the check chooses them,
   /// why they did not lengthen it, and what the author can write instead.
@@ -84,7 +84,7 @@ private:
 
 Checker::Outcome Checker::run(Inputs &inputs, RunStats &stats) {
   auto report = llvm::make_scope_exit([&] {
-    record(inputs, stats);
+    recordRun(inputs, stats);
     if (observe)
       observe(inputs.describe());
   });
@@ -315,7 +315,7 @@ LogicalResult Checker::checkLongRuns() {
                  (!uncovered.empty() || conditions.size() > kMaxConditions));
 }
 
-void Checker::record(Inputs &inputs, const RunStats &stats) {
+void Checker::recordRun(Inputs &inputs, const RunStats &stats) {
   for (auto [loop, trips] : stats.maxTrips) {
     int64_t &most = longestRuns[loop];
     most = std::max(most, trips);

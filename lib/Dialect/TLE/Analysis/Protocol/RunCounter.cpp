@@ -9,7 +9,7 @@
 using namespace mlir;
 using namespace mlir::tle;
 
-bool RunCounter::isNeverNegative(Value value) {
+bool RunCounter::hasNonNegativeRange(Value value) {
   if (!ranges)
     ranges.emplace(ws->getParentOp());
   return ranges->isNeverNegative(value);
@@ -127,11 +127,11 @@ std::optional<Polynomial> RunCounter::compute(Value value) {
     if (args[0].content() % *d == 0)
       return args[0].divideExactly(*d);
     return divideByConstant(args[0], *d, rounding,
-                            isNeverNegative(def->getOperand(0)));
+                            hasNonNegativeRange(def->getOperand(0)));
   };
   return llvm::TypeSwitch<Operation *, std::optional<Polynomial>>(def)
-      .Case([&](arith::AddIOp) { return add(args[0], args[1]); })
-      .Case([&](arith::SubIOp) { return add(args[0], args[1], -1); })
+      .Case([&](arith::AddIOp) { return plus(args[0], args[1]); })
+      .Case([&](arith::SubIOp) { return plus(args[0], args[1], -1); })
       .Case([&](arith::MulIOp) { return multiply(args[0], args[1]); })
       .Case<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
             arith::ExtUIOp>([&](auto) { return args[0]; })
@@ -165,7 +165,7 @@ std::optional<Polynomial> RunCounter::divideByConstant(const Polynomial &x,
   // keeps it exact.
   if (rounding == Rounding::Up ||
       (rounding == Rounding::UnsignedUp && neverNegative)) {
-    std::optional<Polynomial> up = add(x, Polynomial::constant(d - 1));
+    std::optional<Polynomial> up = plus(x, Polynomial::constant(d - 1));
     if (!up)
       return std::nullopt;
     return divideByConstant(*up, d, Rounding::Floor, neverNegative);
@@ -199,7 +199,7 @@ std::optional<Polynomial> RunCounter::tripCount(scf::ForOp loop) {
   std::optional<Polynomial> step = of(loop.getStep());
   if (!lb || !ub || !step)
     return std::nullopt;
-  std::optional<Polynomial> span = add(*ub, *lb, -1);
+  std::optional<Polynomial> span = plus(*ub, *lb, -1);
   std::optional<int64_t> s = step->getConstant();
   if (!span || !s || *s <= 0)
     return unknown("trips(" + keyOf(*lb) + "," + keyOf(*ub) + "," +
@@ -214,12 +214,12 @@ std::optional<Polynomial> RunCounter::tripCount(scf::ForOp loop) {
     // loop runs X - d = trips(X) - d times (a loop that a prologue and an
     // epilogue peel one iteration off, `0 to n - 1` under `n > 0`).
     for (const Guard &guard : getGuardsAround(loop)) {
-      std::optional<Polynomial> rest = add(*span, guard.value, -1);
+      std::optional<Polynomial> rest = plus(*span, guard.value, -1);
       std::optional<int64_t> d = rest ? rest->getConstant() : std::nullopt;
       if (!d || -*d > guard.atLeast || *d > 0)
         continue;
       std::optional<Polynomial> trips = stepOneTrips(guard.value);
-      return trips ? add(*trips, Polynomial::constant(*d)) : std::nullopt;
+      return trips ? plus(*trips, Polynomial::constant(*d)) : std::nullopt;
     }
     return stepOneTrips(*span);
   }
@@ -254,7 +254,7 @@ RunCounter::ofInLoop(Value value, scf::ForOp loop) {
     return std::nullopt;
   int64_t sign = isa<arith::SubIOp>(def) ? -1 : 1;
   int64_t c = lhs->first + sign * rhs->first;
-  std::optional<Polynomial> rest = add(lhs->second, rhs->second, sign);
+  std::optional<Polynomial> rest = plus(lhs->second, rhs->second, sign);
   if ((c != 0 && c != 1) || !rest)
     return std::nullopt;
   return std::pair<int64_t, Polynomial>{c, *rest};
@@ -329,12 +329,12 @@ std::optional<Polynomial> RunCounter::takenInLoop(scf::IfOp branch,
   using P = arith::CmpIPredicate;
   P pred = lhs->first ? cmp.getPredicate() : swapOperands(cmp.getPredicate());
   std::optional<Polynomial> bound = lhs->first
-                                        ? add(rhs->second, lhs->second, -1)
-                                        : add(lhs->second, rhs->second, -1);
+                                        ? plus(rhs->second, lhs->second, -1)
+                                        : plus(lhs->second, rhs->second, -1);
   if (!bound)
     return std::nullopt;
   auto offsetFrom = [&](const Polynomial &base) -> std::optional<int64_t> {
-    std::optional<Polynomial> d = add(*bound, base, -1);
+    std::optional<Polynomial> d = plus(*bound, base, -1);
     return d ? d->getConstant() : std::nullopt;
   };
   std::optional<int64_t> fromFirst = offsetFrom(*lb),
@@ -383,7 +383,7 @@ std::optional<Polynomial> RunCounter::takenInLoop(scf::IfOp branch,
   if (!one || !trips)
     return std::nullopt;
   Polynomial any = greaterThan(*ub, *lb);
-  return *one ? std::optional(any) : add(*trips, any, -1);
+  return *one ? std::optional(any) : plus(*trips, any, -1);
 }
 
 std::optional<std::pair<Value, int64_t>>
@@ -415,11 +415,11 @@ RunCounter::asGreaterThan(arith::CmpIOp cmp) {
     return std::nullopt;
   case P::ne:
   case P::ugt:
-    if (*k == 0 && isNeverNegative(x))
+    if (*k == 0 && hasNonNegativeRange(x))
       return std::pair(x, int64_t{0});
     return std::nullopt;
   case P::uge:
-    if (*k == 1 && isNeverNegative(x))
+    if (*k == 1 && hasNonNegativeRange(x))
       return std::pair(x, int64_t{0});
     return std::nullopt;
   default:
@@ -497,7 +497,7 @@ std::optional<Polynomial> RunCounter::runs(Operation *op) {
       bool inThen = child->getParentRegion() == &branch.getThenRegion();
       std::optional<Polynomial> trips = tripCount(loop);
       factor = inThen  ? inLoop
-               : trips ? add(*trips, *inLoop, -1)
+               : trips ? plus(*trips, *inLoop, -1)
                        : std::nullopt;
       parent = loop;
     } else if (auto loop = dyn_cast<scf::ForOp>(parent)) {
@@ -510,7 +510,7 @@ std::optional<Polynomial> RunCounter::runs(Operation *op) {
       Polynomial then = known ? Polynomial::constant(*known != 0)
                               : taken(*condition, getGuard(branch));
       bool inThen = child->getParentRegion() == &branch.getThenRegion();
-      factor = inThen ? then : add(Polynomial::constant(1), then, -1);
+      factor = inThen ? then : plus(Polynomial::constant(1), then, -1);
     }
     if (!factor)
       return std::nullopt;

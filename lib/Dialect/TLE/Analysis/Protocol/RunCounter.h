@@ -101,7 +101,7 @@ private:
   std::string keyOf(const Polynomial &p) const;
   /// Whether `value` is never negative, by the kernel's integer ranges
   /// (computed on first use: most kernels divide nothing).
-  bool isNeverNegative(Value value);
+  bool hasNonNegativeRange(Value value);
 
   WarpSpecializeOp ws;
   std::optional<IntegerRanges> ranges;

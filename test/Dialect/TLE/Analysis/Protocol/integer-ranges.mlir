@@ -1,4 +1,4 @@
-// RUN: tle-opt %s --tle-test-integer-ranges -verify-diagnostics -o /dev/null
+// RUN: timeout 60 tle-opt %s --tle-test-integer-ranges -verify-diagnostics -o /dev/null
 
 // Never negative by what defines them: sizes and ids, unsigned divisions
 // and remainders, zero extensions from fewer bits, and sums, products,
@@ -42,6 +42,13 @@ func.func @ranges(%n: index, %m: memref<?xf32>, %x: i32, %c: i1) {
   %wide = arith.index_castui %size : index to i64
   // expected-remark @+1 {{'trunci' in [-2147483648, 2147483647], may be negative}}
   %t = arith.trunci %wide {tag = "trunci"} : i64 to i32
+  // A sum a loop carries goes to the full range at once, as in MLIR's
+  // analysis (a counter would otherwise grow by one per round).
+  %count = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> index {
+    // expected-remark @+1 {{'counter' in [-9223372036854775808, 9223372036854775807], may be negative}}
+    %next = arith.addi %acc, %c1 {tag = "counter"} : index
+    scf.yield %next : index
+  }
   tle.warp_specialize
   default warps(4) {
     scf.for %i = %c0 to %n step %c1 {

@@ -47,6 +47,11 @@ if os.path.exists(tle_run):
     if probe.returncode == 0:
         config.available_features.add("cuda-device")
 
+# tle-opt's test passes of the analyses (tle-test-*), which
+# test/Dialect/TLE/Analysis runs.
+if config.tle_include_tests:
+    config.available_features.add("tle-test-passes")
+
 # The kernels and examples live outside test/ but carry their own RUN lines.
 config.substitutions.append(("%tle_src_root", config.tle_src_root))
 config.substitutions.append(("%tle_obj_root", config.tle_obj_root))
@@ -114,7 +119,7 @@ for tool in ("clang-format", "git"):
 # toolkit: there a missing one is a broken set-up, not a reason to skip the
 # tests that need it.
 if os.environ.get("CI") == "true":
-    for feature in ("runtime-unittests", "tle-run-unittests",
+    for feature in ("runtime-unittests", "tle-run-unittests", "tle-test-passes",
                     "problems-unittests", "ptxas",
                     "libdevice", "nvcc", "clang-format", "git", "python-wheel",
                     "pytest", "torch"):

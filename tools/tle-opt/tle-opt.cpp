@@ -32,6 +32,12 @@
 
 using namespace mlir;
 
+#ifdef TLE_INCLUDE_TESTS
+namespace mlir::tle::test {
+void registerTestPasses();
+} // namespace mlir::tle::test
+#endif
+
 /// The options registered before MlirOptMain's are libLLVM's. Those a user
 /// of tle-opt may want stay listed; the rest (backend and optimizer flags
 /// that no TLE pass reads) stay usable but are left out of --help and of
@@ -126,6 +132,9 @@ int main(int argc, char **argv) {
   tle::registerTLEPasses();
   tle::registerTLEConversionPasses();
   tle::registerTLEPipelines();
+#ifdef TLE_INCLUDE_TESTS
+  tle::test::registerTestPasses();
+#endif
 
   DialectRegistry registry;
   tle::registerKernelDialects(registry);

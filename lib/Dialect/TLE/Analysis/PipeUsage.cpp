@@ -116,6 +116,10 @@ bool tle::isSameIteration(Value a, Value b) {
   return a && b && IterationExpr::get(a) == IterationExpr::get(b);
 }
 
+bool tle::isSameSide(PipeLifecycleOpInterface a, PipeLifecycleOpInterface b) {
+  return a.getPipe() == b.getPipe() && a.getReaderAttr() == b.getReaderAttr();
+}
+
 CommitOp tle::findMatchingCommit(AcquireOp acquire) {
   for (Operation *op = acquire->getNextNode(); op; op = op->getNextNode()) {
     auto commit = dyn_cast<CommitOp>(op);

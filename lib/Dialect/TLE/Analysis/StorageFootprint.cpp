@@ -5,7 +5,6 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
@@ -24,13 +23,6 @@ struct Base {
   int64_t bytes;
 };
 } // namespace
-
-static std::optional<int64_t> getConstant(Value value) {
-  APInt constant;
-  if (!matchPattern(value, m_ConstantInt(&constant)))
-    return std::nullopt;
-  return constant.getSExtValue();
-}
 
 /// Where `memref`'s base pointer lies in its allocation, or in `within`
 /// (a view it derives from, taken as the start) when that is given.
@@ -56,7 +48,7 @@ static FailureOr<Base> resolveBase(Value memref, std::string *unresolved,
     return resolveBase(cast<ViewLikeOpInterface>(def).getViewSource(),
                        unresolved, within);
   if (auto view = dyn_cast<memref::ViewOp>(def)) {
-    std::optional<int64_t> shift = getConstant(view.getByteShift());
+    std::optional<int64_t> shift = getConstantIntValue(view.getByteShift());
     if (!shift)
       return fail(describeOp(def) + ", whose byte shift is not a constant");
     FailureOr<Base> base = resolveBase(view.getSource(), unresolved, within);
@@ -65,7 +57,7 @@ static FailureOr<Base> resolveBase(Value memref, std::string *unresolved,
     return Base{base->root, base->bytes + *shift};
   }
   if (auto slot = dyn_cast<SlotOp>(def)) {
-    std::optional<int64_t> index = getConstant(slot.getSlot());
+    std::optional<int64_t> index = getConstantIntValue(slot.getSlot());
     std::optional<int64_t> bytes = getBufferByteSize(slot.getView().getType());
     if (!index || !bytes)
       return fail(describeOp(def) + ", whose slot is not a constant");
@@ -78,7 +70,7 @@ static FailureOr<Base> resolveBase(Value memref, std::string *unresolved,
 }
 
 /// Sorts and merges overlapping or adjacent ranges.
-static void normalize(SmallVectorImpl<std::pair<int64_t, int64_t>> &ranges) {
+static void mergeRanges(SmallVectorImpl<std::pair<int64_t, int64_t>> &ranges) {
   llvm::sort(ranges);
   SmallVector<std::pair<int64_t, int64_t>> merged;
   for (auto range : ranges) {
@@ -197,7 +189,7 @@ computeFootprint(Value memref, std::string *unresolved, Value within) {
       index[d] = 0;
     }
   }
-  normalize(footprint.ranges);
+  mergeRanges(footprint.ranges);
   return footprint;
 }
 

@@ -234,7 +234,7 @@ func.func @too_short(%n: index) {
   %p = tle.pipe "kv" capacity 4 fields(a = %a : memref<4x64xf32, 3>) readers(r)
   tle.warp_specialize
   default "r" warps(4) {
-    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'r' runs 5 times (the capacity of its pipes, plus one); deadlock freedom is not proven for longer runs}}
+    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'r' runs 5 times (the capacity of its pipes, plus one); deadlock freedom is not proven for longer runs: its trip count depends on argument 0 of @too_short, an input the check chooses (a value computed before tle.warp_specialize from the kernel's arguments, block ids, tensor sizes or loads); with argument 0 of @too_short up to 1099511627776 the loop ran at most 2 times, and no input makes it run 5 times: its upper bound (the arith.minui at line 232) is at most 2; compute the trip count from a kernel argument, which the check grows, or write a loop whose trip count grows with its inputs (a limit per block as a branch inside the loop, not a clamp of its bound)}}
     scf.for %i = %c0 to %m step %c1 {
       %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
       tle.release %p[%i : index] reader "r"
@@ -252,6 +252,81 @@ func.func @too_short(%n: index) {
   return
 }
 // STRICT: error: the protocol check found no inputs for which this scf.for in partition 'r' runs 5 times
+
+// -----
+
+// A block's share of the rows, clamped to 64 and counted in tiles of 16:
+// the block id and the size are inputs the check chooses and grows (all
+// alike, so that this block's share is empty), and no choice makes the
+// loop run more than 4 times; the message says which bound caps it.
+func.func @clamped_by_block(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %b = gpu.block_id x
+  %first = arith.muli %b, %c64 : index
+  %left = arith.subi %n, %first : index
+  %some = arith.maxsi %left, %c0 : index
+  %rows = arith.minsi %some, %c64 : index
+  %up = arith.addi %rows, %c15 : index
+  %tiles = arith.divui %up, %c16 : index
+  %a = tle.shared_alloc : memref<4x64xf32, 3>
+  %p = tle.pipe "kv" capacity 4 fields(a = %a : memref<4x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'r' runs 5 times (the capacity of its pipes, plus one); deadlock freedom is not proven for longer runs: its trip count depends on the gpu.block_id at line 268 and argument 0 of @clamped_by_block, inputs the check chooses (values computed before tle.warp_specialize from the kernel's arguments, block ids, tensor sizes or loads); with the gpu.block_id at line 268 up to 1099511627776 and argument 0 of @clamped_by_block up to 1099511627776 the loop ran at most 0 times, and no input makes it run 5 times: its upper bound (the arith.divui at line 274) is at most 4; compute the trip count from a kernel argument, which the check grows, or write a loop whose trip count grows with its inputs (a limit per block as a branch inside the loop, not a clamp of its bound)}}
+    scf.for %i = %c0 to %tiles step %c1 {
+      %v = tle.wait %p[%i : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%i : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'w' runs 5 times}}
+    scf.for %i = %c0 to %tiles step %c1 {
+      %v = tle.acquire %p[%i : index] -> memref<64xf32, 3>
+      tle.commit %p[%i : index]
+    }
+    tle.warp_return
+  }
+  return
+}
+
+// -----
+
+// A loop over a block's own four tiles, from 4 x block id: both bounds
+// depend on the block id, which the check therefore does not grow for it.
+func.func @offset_by_block() {
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %b = gpu.block_id x
+  %lb = arith.muli %b, %c4 : index
+  %ub = arith.addi %lb, %c4 : index
+  %a = tle.shared_alloc : memref<4x64xf32, 3>
+  %p = tle.pipe "kv" capacity 4 fields(a = %a : memref<4x64xf32, 3>) readers(r)
+  tle.warp_specialize
+  default "r" warps(4) {
+    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'r' runs 5 times (the capacity of its pipes, plus one); deadlock freedom is not proven for longer runs: its trip count depends on the gpu.block_id at line 304, an input the check chooses (a value computed before tle.warp_specialize from the kernel's arguments, block ids, tensor sizes or loads), none of which it grows for this loop: it grows what the upper bound depends on and the lower bound does not, and the loop ran at most 4 times; count the loop from 0 to a trip count computed from a kernel argument (`0 to %n`), which the check grows, and add the offset to the index inside the loop}}
+    scf.for %i = %lb to %ub step %c1 {
+      %j = arith.subi %i, %lb : index
+      %v = tle.wait %p[%j : index] reader "r" -> memref<64xf32, 3>
+      tle.release %p[%j : index] reader "r"
+    }
+    tle.warp_yield
+  }
+  partition "w" warps(1) {
+    // expected-warning @+1 {{the protocol check found no inputs for which this scf.for in partition 'w' runs 5 times}}
+    scf.for %i = %lb to %ub step %c1 {
+      %j = arith.subi %i, %lb : index
+      %v = tle.acquire %p[%j : index] -> memref<64xf32, 3>
+      tle.commit %p[%j : index]
+    }
+    tle.warp_return
+  }
+  return
+}
 
 // -----
 
@@ -522,7 +597,7 @@ func.func @many_conditions(%n: index, %x: f32, %y: f32, %z: f32, %w: f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
-  // expected-warning @+1 {{the protocol check tried the 4 conditions it cannot compute before tle.warp_specialize (the arith.cmpf at line 526 and others) all 0 and all 1, not in every combination; deadlock freedom is not proven for the others}}
+  // expected-warning @+1 {{the protocol check tried the 4 conditions it cannot compute before tle.warp_specialize (the arith.cmpf at line 601 and others) all 0 and all 1, not in every combination; deadlock freedom is not proven for the others}}
   %cx = arith.cmpf ogt, %x, %zero : f32
   %cy = arith.cmpf ogt, %y, %zero : f32
   %cz = arith.cmpf ogt, %z, %zero : f32

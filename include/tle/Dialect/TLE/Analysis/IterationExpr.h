@@ -9,6 +9,13 @@
 // the step is 1. Iterations are taken as exact integers; the protocol
 // simulation checks the concrete values (no negative iteration).
 //
+// Not MLIR's ValueBoundsConstraintSet: the windows need an expression they
+// can rewrite (the loop variable replaced by the lower bound, or by itself
+// plus the step) and print, of any integer type, while value bounds
+// compare two index values under the IR's constraints and rewrite
+// nothing; and every check that pairs windows must agree on what "the same
+// iteration" is, which one notion, this one, guarantees.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_DIALECT_TLE_ANALYSIS_ITERATIONEXPR_H

@@ -122,6 +122,10 @@ SmallVector<FieldGroup> groupFieldsByReaders(PipeOp pipe);
 /// same affine expression (IterationExpr), or both absent (one_shot).
 bool isSameIteration(Value a, Value b);
 
+/// Whether `a` and `b` are ops of the same side of the same pipe: its
+/// writer, or one reader.
+bool isSameSide(PipeLifecycleOpInterface a, PipeLifecycleOpInterface b);
+
 /// "writer of pipe 'kv'" / "reader 'left' of pipe 'kv'", for diagnostics.
 std::string describePipeSide(PipeLifecycleOpInterface op);
 

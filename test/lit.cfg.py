@@ -85,6 +85,10 @@ if nvcc:
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", nvcc))
 
+# A git checkout, whose tracked files utils/spdx.py checks (test/utils).
+if shutil.which("git") and os.path.exists(os.path.join(config.tle_src_root, ".git")):
+    config.available_features.add("git-checkout")
+
 # The wheel of the Python package, and Debian's Python with pytest to test
 # it (test/python).
 wheels = sorted(glob.glob(os.path.join(config.tle_obj_root, "wheels", "tle_mlir-*.whl")),
@@ -104,8 +108,8 @@ if config.tle_python and wheels:
                       stderr=subprocess.DEVNULL).returncode == 0:
         config.available_features.add("torch")
     else:
-        lit_config.note("%s has no pytest (Debian: python3-pytest): the Python "
-                        "tests (test/python) are unsupported" % config.tle_python)
+        lit_config.note("%s has no PyTorch (Debian: python3-torch): the tests "
+                        "that import it are unsupported" % config.tle_python)
 else:
     lit_config.note("no wheel of the Python package in %s/wheels (ninja "
                     "tle-wheel): the Python tests (test/python) are "

@@ -1,5 +1,4 @@
-//===- Layouts.h - Where each element of a distributed tensor lives -*- C++
-//-*-===//
+//===- Layouts.h - Where each element of a tensor lives -------*- C++ -*-===//
 //
 // A tensor whose encoding is a TLE layout (#tle.mma, #tle.mma_operand,
 // #tle.slice, #tle.blocked) is spread over the threads of one partition.

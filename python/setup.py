@@ -8,10 +8,14 @@ Tag: the wheel holds libtle_runtime.so, a native library that tle.runtime
 loads with ctypes, so it is for one platform. Where it also holds
 tle._launch, an extension module built with the limited API of Python 3.9,
 it is tagged cp39-abi3-PLATFORM (any CPython from 3.9 on); without it it
-is pure Python on one platform, py3-none-PLATFORM.
+is pure Python on one platform, py3-none-PLATFORM. PLATFORM is the oldest
+manylinux policy that both native libraries meet (wheel_tag.py, which
+reads what they link), else linux_x86_64.
 """
 
+import glob
 import os
+import sys
 
 from setuptools import setup
 from setuptools.dist import Distribution
@@ -22,6 +26,8 @@ except ImportError:  # setuptools < 70.1 has it from the wheel package
     from wheel.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import wheel_tag  # noqa: E402  (beside this file)
 VERSION_FILE = os.path.join(HERE, "tle", "_version.py")
 
 
@@ -42,7 +48,8 @@ class PlatformDistribution(Distribution):
 
 class PlatformWheel(bdist_wheel):
     def get_tag(self):
-        platform = super().get_tag()[2]
+        libs = sorted(glob.glob(os.path.join(HERE, "tle", "**", "*.so"), recursive=True))
+        platform = wheel_tag.platform(libs, super().get_tag()[2])
         if os.path.exists(os.path.join(HERE, "tle", "_launch.abi3.so")):
             return "cp39", "abi3", platform
         return "py3", "none", platform

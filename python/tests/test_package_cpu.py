@@ -84,12 +84,14 @@ def test_the_wheel_carries_the_library_and_kernels():
 
 @needs_wheel
 def test_the_wheel_fits_any_python_3():
-    """cp39-abi3 with tle._launch (limited API 3.9), py3-none without."""
+    """cp39-abi3 with tle._launch (limited API 3.9), py3-none without; the
+    platform a manylinux policy (or plain linux where none fits)."""
     wheel = metadata.distribution("tle-mlir").read_text("WHEEL")
     tags = [line.split(": ")[1] for line in wheel.splitlines() if line.startswith("Tag")]
     launch = os.path.exists(os.path.join(os.path.dirname(tle.__file__), "_launch.abi3.so"))
-    expected = "cp39-abi3-linux_" if launch else "py3-none-linux_"
-    assert len(tags) == 1 and tags[0].startswith(expected), wheel
+    expected = r"cp39-abi3-" if launch else r"py3-none-"
+    platform = r"(manylinux_2_\d+|linux)_x86_64"
+    assert len(tags) == 1 and re.fullmatch(expected + platform, tags[0]), wheel
 
 
 @needs_wheel

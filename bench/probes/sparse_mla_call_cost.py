@@ -1,7 +1,8 @@
 """Where the CPU time of one tle.sparse_mla_fwd call goes, on the GPU
-machine: the whole call with the plan's launch in C (tle._launch) and with
-it switched to ctypes, the launch alone both ways, the output allocations
-and the signature key (perf_counter over 2,000 calls, best of three).
+machine: the public call, a SparseMLA call with the plan's launch in C
+(tle._launch) and with it switched to ctypes, the launch alone both ways,
+the output allocations and the signature key (perf_counter over 2,000
+calls, best of three).
 
     PYTHONPATH=SITE python3 bench/probes/sparse_mla_call_cost.py
 
@@ -14,15 +15,15 @@ import torch
 import tle
 from tle import runtime as rt
 from tle.bench import cpu_us
-from tle.sparse_mla import op
 from tle.sparse_mla.inputs import make_inputs
+from tle.sparse_mla.kernel import SparseMLA
 
 
 def main():
     print("tle._launch:", "yes" if rt.HAS_C_LAUNCH else "no (ctypes only)")
     q, kv, idx = make_inputs(64, 256, 64, 128)
-    tle.sparse_mla_fwd(q, kv, idx, 0.5)
-    call = next(iter(op._FORWARD._calls.values()))
+    forward = SparseMLA()
+    call = forward.prepare(q, kv, idx, 0.5)
     plan, device = call.plan, call.device
     out = call.empty_outputs()
     values = (q.data_ptr(), kv.data_ptr(), idx.data_ptr(), out[0].data_ptr(),
@@ -41,8 +42,11 @@ def main():
                 plan.c_launch, call.launch = fast_plan, fast_call
         return run
 
-    def call_once():
+    def public_call():
         return tle.sparse_mla_fwd(q, kv, idx, 0.5)
+
+    def call_once():
+        return forward(q, kv, idx, 0.5)
 
     def launch():
         plan.launch(values, stream)
@@ -63,8 +67,9 @@ def main():
                 idx.get_device(), 0.5, 512, None, None)
 
     rows = {
-        "tle.sparse_mla_fwd, C launch": call_once,
-        "tle.sparse_mla_fwd, ctypes launch": through_ctypes(call_once),
+        "tle.sparse_mla_fwd": public_call,
+        "SparseMLA call, C launch": call_once,
+        "SparseMLA call, ctypes launch": through_ctypes(call_once),
         "LaunchPlan.launch, C": launch,
         "LaunchPlan.launch, ctypes": through_ctypes(launch),
         "the outputs (three torch.empty_strided)": call.empty_outputs,

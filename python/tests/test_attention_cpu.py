@@ -186,7 +186,7 @@ class _Recorder:
 
 
 def _call(monkeypatch, inputs, persistent=True, sm_scale=0.5):
-    monkeypatch.setattr(kernel, "_raw_stream", lambda index: 0x5EED)
+    monkeypatch.setattr(kernel.rt, "current_stream", lambda index: 0x5EED)
     q, k, v = inputs
     shape = Shape(q.shape[0], q.shape[1], k.shape[1], q.shape[2], k.shape[2], q.shape[3])
     recorder = _Recorder(persistent)

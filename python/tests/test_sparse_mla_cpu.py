@@ -187,7 +187,7 @@ class _Recorder:
 
 def _call(monkeypatch, shape, inputs, sink=None, length=None, persistent=False,
           out_map=False):
-    monkeypatch.setattr(kernel, "_raw_stream", lambda index: 0x5EED)
+    monkeypatch.setattr(kernel.rt, "current_stream", lambda index: 0x5EED)
     rows = shape.b * shape.s_q
     sink = torch.full((shape.heads,), -math.inf) if sink is None else sink
     length = torch.full((rows,), 2 ** 31 - 1, dtype=torch.int32) if length is None \
@@ -523,3 +523,22 @@ def test_serving_table(capsys):
                         "(TB/s) | tle.sparse_mla_fwd/flashmla |")
     assert lines[2] == "| V4 h64 topk512 | 8192 | 400.0 (3.00) | 440.0 (3.30) | 1.10 |"
     assert lines[3] == "| V3.2 h16 topk2048 | 65536 | 122.0 (4.00) | - | - |"
+
+
+def test_prepare_gives_the_call_a_call_keeps(monkeypatch):
+    """SparseMLA.prepare returns the prepared call of a signature, the same
+    object its calls then run, and another for another signature."""
+    monkeypatch.setattr(kernel.rt, "current_stream", lambda index: 0x5EED)
+    # CPU tensors stand in for CUDA ones past the device check.
+    monkeypatch.setattr(kernel, "check_call", lambda *args: Shape(False, 1, 8, 64, 32, 64))
+    forward = SparseMLA()
+    recorder = _Recorder()
+    monkeypatch.setattr(forward, "kernel", lambda variant, index: recorder)
+    q, kv, idx = _inputs()
+    optional = dict(attn_sink=torch.zeros(64), topk_length=torch.ones(8, dtype=torch.int32))
+    call = forward.prepare(q, kv, idx, 0.5, **optional)
+    assert call.out_shape == (8, 64, 512) and call.plan is recorder
+    out = forward(q, kv, idx, 0.5, **optional)
+    assert recorder.launched[0][3] == out[0].data_ptr()
+    assert forward.prepare(q, kv, idx, 0.5, **optional) is call
+    assert forward.prepare(q, kv, idx, 0.25, **optional) is not call

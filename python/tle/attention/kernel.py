@@ -47,9 +47,6 @@ MAX_SIGNATURES = 4096
 
 _BF16, _F32 = torch.bfloat16, torch.float32
 _empty = torch.empty_strided
-# PyTorch's current stream of a device, as an int.
-_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
-    lambda index: torch.cuda.current_stream(index).cuda_stream)
 
 
 def _fail(message, error=ValueError):
@@ -226,7 +223,7 @@ class _Call:
         if any(a % ALIGN_BYTES for a in addresses):
             name = next(n for n, a in zip("qkv", addresses) if a % ALIGN_BYTES)
             _fail(f"{name} must start at a {ALIGN_BYTES}-byte boundary (TMA)")
-        code = self.launch(_raw_stream(self.index),
+        code = self.launch(rt.current_stream(self.index),
                            addresses + (outputs[0].data_ptr(), outputs[1].data_ptr())
                            + self.scalars)
         if code:

@@ -61,10 +61,6 @@ MAX_SIGNATURES = 4096
 
 _BF16, _F32, _I32 = torch.bfloat16, torch.float32, torch.int32
 _empty = torch.empty_strided
-# PyTorch's current stream of a device, as an int (what Triton's launcher
-# uses); torch.cuda.current_stream where torch lacks it.
-_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None) or (
-    lambda index: torch.cuda.current_stream(index).cuda_stream)
 
 
 def _fail(message, error=ValueError):
@@ -271,7 +267,9 @@ def load_kernel(variant, index):
 class _Call:
     """What the calls of one signature share: the outputs' shapes, the
     values that do not change (sm_scale's bits, the neutral inputs'
-    addresses) and the plan, None when there is nothing to compute."""
+    addresses) and the plan, None when there is nothing to compute.
+    SparseMLA.prepare returns it; calling it runs the kernel on tensors of
+    that signature (no checks but the outputs' and the alignment)."""
 
     def __init__(self, kernel, shape, device, plan_values):
         self.device, self.index = device, device.index
@@ -330,7 +328,7 @@ class _Call:
         values = (q_at, kv_at, indices_at, out_at, max_at, lse_at, self.scale_bits,
                   self.sink if attn_sink is None else attn_sink.data_ptr(),
                   self.length if topk_length is None else topk_length.data_ptr())
-        code = self.launch(_raw_stream(self.index),
+        code = self.launch(rt.current_stream(self.index),
                            values + (out_at,) if self.out_map else values)
         if code:
             self.plan.raise_for(code)
@@ -347,6 +345,17 @@ def _contiguous_strides(shape):
 
 def _signature(t):
     return (t.shape, t.stride(), t.dtype, t.get_device())
+
+
+def _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
+    """What a prepared call depends on: the tensors' signatures and the
+    scalars."""
+    return (q.shape, q.stride(), q.dtype, q.get_device(),
+            kv.shape, kv.stride(), kv.dtype, kv.get_device(),
+            indices.shape, indices.stride(), indices.dtype, indices.get_device(),
+            sm_scale, d_v,
+            None if attn_sink is None else _signature(attn_sink),
+            None if topk_length is None else _signature(topk_length))
 
 
 class SparseMLA:
@@ -366,17 +375,27 @@ class SparseMLA:
 
     def __call__(self, q, kv, indices, sm_scale, d_v=D_V, attn_sink=None,
                  topk_length=None, out=None):
-        key = (q.shape, q.stride(), q.dtype, q.get_device(),
-               kv.shape, kv.stride(), kv.dtype, kv.get_device(),
-               indices.shape, indices.stride(), indices.dtype, indices.get_device(),
-               sm_scale, d_v,
-               None if attn_sink is None else _signature(attn_sink),
-               None if topk_length is None else _signature(topk_length))
+        key = _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
         call = self._calls.get(key)
         if call is None:
             call = self._prepare(key, q, kv, indices, sm_scale, d_v, attn_sink,
                                  topk_length)
         return call(q, kv, indices, attn_sink, topk_length, out)
+
+    def prepare(self, q, kv, indices, sm_scale, d_v=D_V, attn_sink=None,
+                topk_length=None):
+        """The prepared call of these tensors' signature, the one a call of
+        this object makes (and keeps): its `plan` (rt.LaunchPlan, None for
+        an empty problem), `launch`, `device`, the outputs' shapes
+        (`out_shape`, `stat_shape`) and `empty_outputs()`. For probes and
+        benchmarks that time the parts of a call; a call with `out=` is the
+        way to reuse outputs."""
+        key = _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+        call = self._calls.get(key)
+        if call is None:
+            call = self._prepare(key, q, kv, indices, sm_scale, d_v, attn_sink,
+                                 topk_length)
+        return call
 
     def variant_for(self, q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
         """The variant a call with these tensors runs on."""

@@ -110,6 +110,21 @@ if config.tle_python and wheels:
     else:
         lit_config.note("%s has no PyTorch (Debian: python3-torch): the tests "
                         "that import it are unsupported" % config.tle_python)
+    # PyTorch >= 2.4 for the operators' CPU tests, where utils/tle.sh test
+    # installs it (test/python/torch-ops.txt), or $TLE_TORCH_OPS.
+    torch_ops = os.environ.get("TLE_TORCH_OPS",
+                               os.path.join(config.tle_obj_root, "torch-ops"))
+    if os.path.isdir(torch_ops) and subprocess.run(
+            [config.tle_python, "-c",
+             "import torch; assert hasattr(torch.library, 'custom_op')"],
+            env=dict(os.environ, PYTHONPATH=torch_ops), stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL).returncode == 0:
+        config.available_features.add("torch-ops")
+        config.substitutions.append(("%torch_ops", torch_ops))
+    else:
+        lit_config.note("no PyTorch >= 2.4 in %s (utils/tle.sh test installs "
+                        "test/python/torch-ops.txt there): the operator tests "
+                        "are unsupported" % torch_ops)
 else:
     lit_config.note("no wheel of the Python package in %s/wheels (ninja "
                     "tle-wheel): the Python tests (test/python) are "
@@ -126,7 +141,7 @@ if os.environ.get("CI") == "true":
     for feature in ("runtime-unittests", "tle-run-unittests", "tle-test-passes",
                     "problems-unittests", "ptxas",
                     "libdevice", "nvcc", "clang-format", "git", "python-wheel",
-                    "pytest", "torch"):
+                    "pytest", "torch", "torch-ops"):
         if feature not in config.available_features:
             lit_config.fatal("CI must run every CPU test, but '%s' is "
                              "missing" % feature)

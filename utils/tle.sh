@@ -40,6 +40,25 @@ install_missing() {
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# PyTorch >= 2.4 for the CPU tests of the PyTorch operators (fake tensors,
+# torch.compile tracing), beside the build: Debian's python3-torch is 1.13.
+# Outside CI a failed download only leaves those tests unsupported.
+torch_ops="$build/torch-ops"
+install_torch_ops() {
+  [ -f "$torch_ops/.complete" ] && return
+  echo "tle: installing the PyTorch of the operator tests into $torch_ops"
+  rm -rf "$torch_ops"
+  if python3 -m pip install --quiet --no-deps --disable-pip-version-check \
+      --root-user-action=ignore --target "$torch_ops" \
+      -r "$root/test/python/torch-ops.txt"; then
+    touch "$torch_ops/.complete"
+  else
+    echo "tle: could not install test/python/torch-ops.txt: the operator tests" \
+         "are unsupported" >&2
+    rm -rf "$torch_ops"
+  fi
+}
+
 configure_and_build() {
   if [ ! -f "$build/build.ninja" ]; then
     cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release \
@@ -217,6 +236,7 @@ case "${1:-}" in
   test)
     install_missing
     configure_and_build tle-test-depends
+    install_torch_ops
     run_tests
     ;;
   *)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fails the build when BINARY still needs libLLVM or an MLIR shared library,
 # i.e. when the static LLVM link in CMakeLists.txt did not take.
 execute_process(COMMAND ${READELF} --dynamic ${BINARY}

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Small wrappers over AddMLIR so that each CMakeLists states only what differs.
 
 # Prefer a fast linker: the static MLIR libraries make bfd links slow.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Writes examples/pipes at another ring capacity, and optionally with a
 # reader that never releases its slot (a kernel that must deadlock), or
 # with every pipe iteration written as SCALE x i (the rows stay i's; only

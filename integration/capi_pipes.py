@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs examples/pipes through libtle_runtime.so with ctypes.
 
 usage: capi_pipes.py LIBTLE_RUNTIME PIPES_PTX

@@ -1,4 +1,5 @@
 # -*- Python -*-
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # lit configuration of the GPU suite. It must run where only Python's lit
 # package exists (no LLVM, no FileCheck): tests use grep and exit codes.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs examples/ping_pong on the device and checks its sums exactly.
 
 usage: ping_pong.py LIBTLE_RUNTIME PING_PONG_PTX

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs the kernels of scale.mlir and checks their results bit for bit.
 
 usage: scale.py LIBTLE_RUNTIME SCALE_PTX

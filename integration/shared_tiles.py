@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs the kernels of shared_tiles.mlir and checks their results exactly.
 
 usage: shared_tiles.py LIBTLE_RUNTIME SHARED_TILES_PTX

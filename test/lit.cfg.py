@@ -1,4 +1,5 @@
 # -*- Python -*-
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # lit configuration for TLE's CPU-side regression tests.
 
 import glob

@@ -1,5 +1,7 @@
 //===- KernelInfos.h - Kernel descriptions for the unit tests ---*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Builds KernelArgInfo and KernelInfo as the metadata reader would from
 // tle-translate's descriptors, so that tests of argument checks need no
 // JSON (KernelMetadataTest covers the reading).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Fuzzes tle-opt with mutations of the test corpus, looking for kernels the
 protocol check mishandles.
 

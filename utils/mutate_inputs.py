@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Feeds a tool damaged copies of MLIR files and fails if any input crashes it.
 
 Each copy is cut at a random point, has a random line dropped or duplicated,

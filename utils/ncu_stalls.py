@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Where each partition of a kernel stalls, from ncu's source counters.
 
     ncu --section SourceCounters --section WarpStateStats -o R ...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What each partition of a compiled TLE kernel executes per loop trip.
 
     utils/partition_sass.py KERNEL.cubin [--mlir KERNEL.mlir] [--sass-out F]

@@ -9,7 +9,7 @@
 A source is a C, C++, CUDA, TableGen, Python, shell or CMake file that git
 tracks (test inputs and generated or copied data are not sources). The
 line goes where the file's own conventions leave room for it: into an
-LLVM-style banner, after a shebang, or at the top. Standard library only.
+LLVM-style banner, after a shebang or a mode line, or at the top. Standard library only.
 """
 
 import argparse
@@ -21,8 +21,10 @@ LICENSE = "Apache-2.0 WITH LLVM-exception"
 TAG = "SPDX-License-Identifier: " + LICENSE
 C_STYLE = (".c", ".cpp", ".cu", ".h", ".td")
 HASH_STYLE = (".py", ".sh", ".cmake", ".toml", ".py.in", ".cfg")
-# Files named like sources that are inputs of tests or copies of others'.
-NOT_OURS = ("test/utils/Inputs/",)
+# Files named like sources that are not sources: inputs of tests, and the
+# tutorial's programs, which test/docs/tutorial.test checks are exact
+# copies of the snippets in docs/Tutorial.md.
+NOT_OURS = ("test/utils/Inputs/", "docs/tutorial/")
 # How far into a file the line may sit (after a banner and a shebang).
 HEAD = 600
 
@@ -66,7 +68,8 @@ def with_tag(path, text):
             lines[0:0] = ["// " + TAG, "//"] if lines[0].startswith("//") \
                 else ["// " + TAG, ""]
     else:
-        at = 1 if lines[0].startswith("#!") else 0
+        # After a shebang or an editor's mode line, which must stay first.
+        at = 1 if lines[0].startswith("#!") or "-*-" in lines[0] else 0
         lines[at:at] = ["# " + TAG]
     return "\n".join(lines)
 

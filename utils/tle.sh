@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # One entry point for a fresh Debian 12 machine (run as root):
 #   utils/tle.sh run    install what is missing, build, run the main job
 #   utils/tle.sh test   install what is missing, build, run every test

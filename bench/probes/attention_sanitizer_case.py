@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """One call of every attention variant on a ragged shape, checked against
 the fp32 reference, small enough for compute-sanitizer:
 

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Experiment, not part of TLE's build: can a 2-CTA cluster share the
 // SparseMLA gather? Gathers topk rows of 576 bf16 per token into
 // 128-byte-swizzled 64-row tiles (TLE's layout), twice per token (its two

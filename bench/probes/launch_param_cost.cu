@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What cuLaunchKernel costs the host with a TLE kernel's parameter list:
 // 73 separate parameters (the expanded memref descriptors of a SparseMLA
 // kernel: pointers, offsets, sizes, strides, and sm_scale) passed as

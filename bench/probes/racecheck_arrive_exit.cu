@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Does compute-sanitizer's racecheck follow the ordering of a named barrier
 // whose arriving warps exit right after bar.arrive? The final hand-over of
 // examples/ping_pong in CUDA C++, so that the answer does not depend on TLE's

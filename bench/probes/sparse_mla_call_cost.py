@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Where the CPU time of one tle.sparse_mla_fwd call goes, on the GPU
 machine: the public call, a SparseMLA call with the plan's launch in C
 (tle._launch) and with it switched to ctypes, the launch alone both ways,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The SM clock and power draw each SparseMLA implementation runs at when
 it runs for a while: each is called back to back for --seconds while
 nvidia-smi samples the card every 50 ms, in two interleaved rounds, one

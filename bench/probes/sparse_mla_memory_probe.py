@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """How much of a SparseMLA kernel's time is the gather's memory traffic:
 each implementation timed (do_bench medians, interleaved rounds, one
 process) on the same problem with three sets of indices,

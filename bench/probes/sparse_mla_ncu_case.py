@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """One call of one SparseMLA implementation on the profiling case of issue
 12 (SQ=512, SKV=65536, H=128, topk=2048, score-order ids), for a profiler
 to capture:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """One call of the public SparseMLA op (SparseMLA(), which picks the
 fastest shipped variant) on the edge cases, checked against the fp32
 reference, small enough for compute-sanitizer:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Does a kernel's time follow its work items or its waves? Times FlashMLA
 (or any implementation of tle.bench.sparse_mla) at query lengths whose item
 counts (SQ * H / 64) fill 132 multiprocessors exactly (SQ 4092: 62 waves,

@@ -1,4 +1,8 @@
 //===- Pipelines.cpp - Named TLE pass pipelines ---------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Pipelines/Pipelines.h"
 #include "tle/Conversion/Passes.h"

@@ -1,4 +1,8 @@
 //===- BFloat16.cpp - bf16 bit patterns on the host -----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/BFloat16.h"
 

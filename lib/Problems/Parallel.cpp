@@ -1,4 +1,8 @@
 //===- Parallel.cpp - Split CPU work over threads -------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Parallel.h"
 

@@ -1,5 +1,7 @@
 //===- Parallel.h - Split CPU work over threads -----------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Generating the benchmark's inputs (300 million bf16 values for q) and the
 // double-precision reference take seconds per core; the GPU machines have
 // 16 or more cores to spread them over.

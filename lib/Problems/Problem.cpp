@@ -1,5 +1,7 @@
 //===- Problem.cpp - The problems and what they share ---------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Each problem lives in its own folder and is listed here.
 //
 //===----------------------------------------------------------------------===//

@@ -1,4 +1,8 @@
 //===- Random.cpp - Portable random streams for problem inputs ------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Random.h"
 

@@ -1,5 +1,7 @@
 //===- Random.h - Portable random streams for problem inputs ----*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The standard fixes mt19937_64's output but leaves
 // std::uniform_int_distribution, std::normal_distribution and std::shuffle to
 // each library, so they are written out here: a seed gives the same inputs

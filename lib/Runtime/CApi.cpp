@@ -1,5 +1,7 @@
 //===- CApi.cpp - C interface of the TLE runtime --------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Thin wrappers: each call converts its handles, calls the C++ runtime and
 // turns the Status into a code, keeping the message for tle_rt_last_error.
 //

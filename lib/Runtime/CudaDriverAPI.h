@@ -1,5 +1,7 @@
 //===- CudaDriverAPI.h - Types of the CUDA driver API -----------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The runtime takes the driver API's types, enums and prototypes from the
 // toolkit's cuda.h when the build finds one (TLE_RUNTIME_HAVE_CUDA_H). A
 // machine without the toolkit (the CI machine that runs check-tle) still

@@ -1,5 +1,7 @@
 //===- Device.cpp - Devices, modules, buffers and launches ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Every launch is watched: TLE kernels synchronize through mbarriers, and a
 // protocol error (a reader that never releases a slot) shows up as a kernel
 // that never ends, not as an error. The host therefore never blocks in the

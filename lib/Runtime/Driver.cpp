@@ -1,4 +1,8 @@
 //===- Driver.cpp - The CUDA driver API, loaded at run time ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Driver.h"
 

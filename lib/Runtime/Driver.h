@@ -1,5 +1,7 @@
 //===- Driver.h - The CUDA driver API, loaded at run time -------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The runtime never links libcuda: a build machine has only the toolkit's
 // headers (and at most a stub library), and a tool that cannot start
 // without a driver could not say "no CUDA driver" in a sentence. cuda.h

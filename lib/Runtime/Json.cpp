@@ -1,4 +1,8 @@
 //===- Json.cpp - Reading JSON with nlohmann/json -------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Json.h"
 

@@ -1,5 +1,7 @@
 //===- Json.h - Reading JSON with nlohmann/json -----------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The runtime reads tle-translate's metadata with nlohmann/json, a
 // header-only library (Debian's nlohmann-json3-dev), so that it needs no
 // LLVM; the compiler writes the file with llvm::json, and both take the keys

@@ -1,5 +1,7 @@
 //===- KernelArgs.cpp - Launch arguments in the kernel ABI ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // MLIR's default calling convention expands a rank-r memref into 3 + 2r
 // parameters; packing them by hand is where launches go wrong, so every
 // launch checks the packed list against the kernel's metadata first.

@@ -1,5 +1,7 @@
 //===- KernelMetadata.cpp - tle-translate's launch metadata ---------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Reads the JSON that tle-translate --tle-metadata writes (docs/Translation.md)
 // into KernelInfo: the only reader of it, Python included (through the C
 // API), with the keys of tle/Support/KernelMetadataFormat.h.

@@ -1,4 +1,8 @@
 //===- Launches.cpp - Back-to-back launches under the watchdog ------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Launches.h"
 

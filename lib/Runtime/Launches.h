@@ -1,5 +1,7 @@
 //===- Launches.h - Back-to-back launches under the watchdog ----*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Every launch the runtime waits for goes through runLaunches: the launches
 // are enqueued back to back on one stream, each followed by an event (and,
 // when timed, preceded by one), and the host then polls the events, never

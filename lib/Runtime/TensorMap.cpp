@@ -1,5 +1,7 @@
 //===- TensorMap.cpp - TMA descriptors of kernel arguments ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The rules are those of cuTensorMapEncodeTiled in cuda.h, for the tiled,
 // non-interleaved descriptors TLE kernels use.
 //

@@ -1,5 +1,7 @@
 //===- TensorMap.h - TMA descriptors of kernel arguments --------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A `!tle.tensor_map<...>` argument is a CUtensorMap that the host encodes
 // with cuTensorMapEncodeTiled from the global tensor passed and the box,
 // element type and swizzle of the kernel's signature. The driver's checks

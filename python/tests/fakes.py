@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Stand-ins for a torch.Tensor and for libtle_runtime.so, for tests of
 the Python binding that need neither torch nor a device."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The attention call and its benchmark's bookkeeping without a GPU: the
 variants, the checks of a call (shapes, dtypes, grouped KV heads, strides,
 sm_scale), what a call hands its launch plan, the signatures it keys plans

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE's attention forward on the GPU: every bundled variant against the
 fp32 reference (S from 1 to 16,384 with ragged tails, B x H up to 128,
 causal and not, grouped KV heads, large scores, strided inputs), and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The benchmark harness's bookkeeping, without torch or a GPU."""
 
 import tle.bench as tle_bench

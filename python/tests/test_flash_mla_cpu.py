@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.flash_mla, FlashMLA's call by its own name, without a GPU: its
 signature and the rules it checks before the kernels' (CPU tensors;
 skipped without torch)."""

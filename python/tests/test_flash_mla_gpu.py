@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.flash_mla.flash_mla_sparse_fwd on FlashMLA's own test cases: the
 correctness cases, the cases with attn_sink and topk_length and the corner
 cases of FlashMLA 9241ae3's tests/test_flash_mla_sparse_prefill.py, with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The GEMM benchmark's shape rules and tolerance, without torch or a GPU."""
 
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The PyTorch operators behind tle.sparse_mla_fwd and tle.attention_fwd,
 without a GPU: fake implementations on fake CUDA tensors, the checks they
 share with the kernels, and torch.compile and make_fx tracing a call into

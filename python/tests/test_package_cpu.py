@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The package as users get it: `import tle` without torch, and, where tle
 is installed from the wheel, everything it needs inside it."""
 

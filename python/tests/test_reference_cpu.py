@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Reference semantics on hand-built cases, CPU only (skipped without torch)."""
 
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The ctypes binding without a GPU: finding the library, and turning
 Python values into the C calls (through a stand-in for the library, and
 through the real one where it is built). Needs neither torch nor a device."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The SparseMLA call and the benchmark's bookkeeping without a GPU: the
 variants and their limits, the checks of a call, what a call hands its
 launch plan, the signatures it keys plans by, and the benchmark's

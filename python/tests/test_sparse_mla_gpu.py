@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE's SparseMLA on the GPU: every bundled variant against the fp32
 reference on the edge cases of the SparseMLA issues, and tle.sparse_mla_fwd
 as a PyTorch op (the variant it picks, streams and devices, CUDA graphs,

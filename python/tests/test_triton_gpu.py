@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Triton naive kernel against the fp32 reference (needs CUDA and Triton)."""
 
 import math

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE for PyTorch: compiled warp-specialized kernels for NVIDIA Hopper.
 
     import tle

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What a family of shipped kernels needs to find and load them: the
 compiled file of a variant (the wheel puts tle/FAMILY/kernels/NAME.cubin,
 .ptx and .json there), and each variant's kernel loaded once per device,

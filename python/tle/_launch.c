@@ -1,3 +1,5 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
+
 /* tle._launch: the hot path of a launch plan in C.
 
    LaunchPlan.launch (tle/runtime.py) enqueues a kernel with one 64-bit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """FlashMLA's sparse prefill under its own name, on TLE's kernels: an engine
 that calls `flash_mla_sparse_fwd` switches with one import,
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """bf16 GEMM (C = A @ B, fp32 accumulation) through the TLE runtime: the
 shape rules of tle-run's gemm problem (include/tle/Problems/Gemm.h) and the
 comparison with PyTorch. The benchmark is tle.bench.gemm; nothing here

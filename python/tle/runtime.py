@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """ctypes binding of the TLE runtime (libtle_runtime.so), for PyTorch users.
 
     import tle.runtime as rt

@@ -1,5 +1,7 @@
 //===- tle-opt.cpp - TLE optimizer driver ---------------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Runs TLE's passes (and the upstream ones kernels need) over MLIR files.
 //
 // MlirOptMain does the work; this driver adds what a kernel author needs

@@ -1,5 +1,7 @@
 //===- Compile.h - In-process compilation of .mlir kernels ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Only in the full build (TLE_RUN_WITH_COMPILER): what tle-opt --tle-to-llvm
 // and tle-translate --tle-to-ptx --tle-metadata do, in one process.
 //

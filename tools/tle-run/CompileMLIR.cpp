@@ -1,4 +1,8 @@
 //===- CompileMLIR.cpp - In-process compilation of .mlir kernels ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Compile.h"
 

@@ -1,4 +1,8 @@
 //===- Options.cpp - tle-run's command line -------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Options.h"
 

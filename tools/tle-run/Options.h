@@ -1,5 +1,7 @@
 //===- Options.h - tle-run's command line -----------------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Parsed by hand rather than with llvm::cl: tle-run must also build where
 // there is no LLVM (TLE_RUNTIME_ONLY).
 //

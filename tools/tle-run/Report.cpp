@@ -1,4 +1,8 @@
 //===- Report.cpp - What tle-run prints and writes ------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Report.h"
 

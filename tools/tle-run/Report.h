@@ -1,4 +1,8 @@
 //===- Report.h - What tle-run prints and writes ----------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_TOOLS_TLE_RUN_REPORT_H
 #define TLE_TOOLS_TLE_RUN_REPORT_H

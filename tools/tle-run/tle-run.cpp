@@ -1,5 +1,7 @@
 //===- tle-run.cpp - Run, check and time a TLE kernel on the GPU ----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-run KERNEL(.mlir|.ptx|.cubin) --problem NAME [options]; see
 // docs/Runtime.md. Everything that can be checked without a GPU (options,
 // the --json file, problem, shape, kernel file, metadata, compilation, the

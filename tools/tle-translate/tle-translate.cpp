@@ -1,5 +1,7 @@
 //===- tle-translate.cpp - TLE translation driver -------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Turns LLVM-dialect TLE kernels (tle-opt --tle-to-llvm) into PTX or cubins
 // and their launch metadata.
 //

@@ -1,4 +1,8 @@
 //===- BFloat16Test.cpp - bf16 rounding -----------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/BFloat16.h"
 

@@ -1,4 +1,8 @@
 //===- ProblemTest.cpp - The registry and the shape helpers ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/Problem.h"
 

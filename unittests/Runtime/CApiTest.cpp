@@ -1,4 +1,8 @@
 //===- CApiTest.cpp - The C interface without a GPU -----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Runtime/tle_runtime.h"
 

@@ -1,5 +1,7 @@
 //===- CudaDriverAPITest.cpp - The fallback declarations match cuda.h -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The runtime builds without the CUDA toolkit from its own declarations of
 // the driver API (lib/Runtime/CudaDriverAPI.h); where cuda.h exists, this
 // test checks that they agree with it.

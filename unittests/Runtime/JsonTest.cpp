@@ -1,4 +1,8 @@
 //===- JsonTest.cpp - The runtime's JSON reading (nlohmann/json) ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Json.h"
 

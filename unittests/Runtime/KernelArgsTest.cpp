@@ -1,4 +1,8 @@
 //===- KernelArgsTest.cpp - Packing launch arguments ----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelInfos.h"
 

@@ -1,4 +1,8 @@
 //===- KernelMetadataTest.cpp - parseKernelMetadata -----------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Runtime/Runtime.h"
 

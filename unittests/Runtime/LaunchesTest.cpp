@@ -1,5 +1,7 @@
 //===- LaunchesTest.cpp - Watched, timed launches on a fake driver --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // runLaunches drives the CUDA driver through the Driver table, so a table
 // of fake functions stands in for a GPU here: it runs what is enqueued on
 // its one stream in order, each kernel for the duration the test gives it

@@ -1,5 +1,7 @@
 //===- TensorMapTest.cpp - Tensor map arguments without a driver ----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Everything up to the call of cuTensorMapEncodeTiled: the rules its
 // arguments must meet, the arguments themselves and where the descriptor is
 // packed.

@@ -1,4 +1,8 @@
 //===- Passes.h - TLE conversion passes -------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_CONVERSION_PASSES_H
 #define TLE_CONVERSION_PASSES_H

@@ -1,4 +1,8 @@
 //===- Passes.td - TLE conversion passes -------------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_CONVERSION_PASSES
 #define TLE_CONVERSION_PASSES

@@ -1,4 +1,8 @@
 //===- Pipelines.h - Named TLE pass pipelines -------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_PIPELINES_PIPELINES_H
 #define TLE_PIPELINES_PIPELINES_H

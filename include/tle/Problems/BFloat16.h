@@ -1,5 +1,7 @@
 //===- BFloat16.h - bf16 bit patterns on the host ---------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The kernels read and write bf16; the host keeps bf16 tensors as their raw
 // 16-bit patterns (the high half of an IEEE float) and converts them with the
 // rounding the GPU uses, round to nearest even.

@@ -1,5 +1,7 @@
 //===- Gemm.h - The bf16 GEMM problem ---------------------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The problem "gemm": C[M, N] = A[M, K] . B[K, N] with A, B and C bf16 and
 // row-major and the products accumulated in fp32 by the kernel. Its shape,
 // deterministic inputs, a reference computed in double for a sample of C's

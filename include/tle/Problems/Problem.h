@@ -1,5 +1,7 @@
 //===- Problem.h - A named problem a kernel is run and checked on -*- C++ -*-=//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A problem owns the inputs and outputs of one kernel invocation: it builds
 // them from a seed, packs the kernel's arguments and grid, poisons the
 // outputs before a checked run, and compares them with a reference it

@@ -1,5 +1,7 @@
 //===- SparseMLA.h - DeepSeek's sparse MLA prefill --------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The problem "sparse_mla": its shape, deterministic inputs, an independent
 // double-precision reference for sampled query rows, the comparison the
 // published kernels are held to, and the FLOP count their TFLOPS figures

@@ -1,5 +1,7 @@
 //===- Runtime.h - Load, launch and time TLE kernels ------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The runtime needs only the CUDA driver, which it loads at run time
 // (dlopen of libcuda.so.1), and no LLVM: it builds on any machine with a C++
 // compiler. Errors never throw: every call that can fail returns a Status.

@@ -1,5 +1,7 @@
 /*===- tle_runtime.h - C interface of the TLE runtime -------------*- C -*-===*\
 |*                                                                            *|
+|* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception                   *|
+|*                                                                            *|
 |* For callers that cannot use C++, above all Python through ctypes           *|
 |* (libtle_runtime.so). Handles are opaque; every call that can fail returns  *|
 |* a tle_rt_status (as an int, for ctypes), whose values are also tle-run's   *|

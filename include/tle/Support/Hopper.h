@@ -1,5 +1,7 @@
 //===- Hopper.h - Facts about sm_90a that the compiler and runtime share --===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One home for every hardware number TLE relies on, so that the compiler
 // (which emits code against them) and the runtime (which checks launches
 // against them) cannot disagree. Plain C++ with no LLVM: the runtime and

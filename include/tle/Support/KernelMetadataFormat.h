@@ -1,5 +1,7 @@
 //===- KernelMetadataFormat.h - The keys of the kernel metadata -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-translate --tle-metadata (lib/Target/PTX/KernelMetadata.cpp) writes one
 // JSON file per module; the runtime (lib/Runtime/KernelMetadata.cpp) is its
 // only reader. Both take every key and fixed value from here, so that the

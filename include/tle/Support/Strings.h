@@ -1,5 +1,7 @@
 //===- Strings.h - Joining lists and reading numbers strictly ---*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The runtime, the problems and tle-run name lists in their messages and read
 // numbers from command lines, shapes and metadata. Plain C++ with no LLVM,
 // like Hopper.h: all three build on GPU machines that have no LLVM.

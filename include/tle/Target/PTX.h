@@ -1,5 +1,7 @@
 //===- PTX.h - Translation of TLE kernels to PTX and cubin ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The last step of the TLE flow: a module in the LLVM dialect with NVVM ops
 // and attributes (the output of `tle-opt --tle-to-llvm`) becomes PTX through
 // LLVM's NVPTX backend, and a cubin through the CUDA toolkit's ptxas. The

@@ -1,5 +1,7 @@
 //===- ConvertTLEToNVVMPass.cpp - Lower TLE kernels to LLVM and NVVM ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Lowers a kernel module in one dialect conversion: TLE's patterns and the
 // upstream ones for every dialect a kernel uses share one type converter, so
 // that memref descriptors, address spaces and the index width agree across

@@ -1,5 +1,7 @@
 //===- TLEToNVVM.cpp - Patterns lowering TLE ops to LLVM and NVVM ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One conversion pattern per op that the TLE passes leave for the final
 // lowering: shared buffers become addresses in one dynamic shared-memory
 // array, pipe slots become pointer offsets into their buffer, and the

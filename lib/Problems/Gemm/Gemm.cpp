@@ -1,4 +1,8 @@
 //===- Gemm.cpp - bf16 GEMM on the CPU ------------------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/Gemm.h"
 

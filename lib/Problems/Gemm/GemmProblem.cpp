@@ -1,5 +1,7 @@
 //===- GemmProblem.cpp - The GEMM problem on the device -------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The inputs, the reference and the comparison are in Gemm.cpp; this file
 // checks the kernel's arguments, moves the matrices to and from the device
 // and packs the arguments.

@@ -1,5 +1,7 @@
 //===- PipesProblem.cpp - The problem of examples/pipes -------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // examples/pipes streams rows of 256 floats through a pipe: CTA b handles
 // rows b*n .. b*n+n-1 and writes
 //

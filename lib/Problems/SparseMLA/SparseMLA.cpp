@@ -1,4 +1,8 @@
 //===- SparseMLA.cpp - Shape, layout and sampling of SparseMLA ------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/SparseMLA.h"
 

@@ -1,5 +1,7 @@
 //===- SparseMLACompare.cpp - Kernel outputs against the reference --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The element rule and the cosine difference are the ones FlashMLA's test
 // applies; SparseMLA.h states them. Like that test, out is compared in bf16
 // on both sides: the reference is rounded the way the kernel rounds its

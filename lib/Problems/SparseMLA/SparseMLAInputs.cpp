@@ -1,4 +1,8 @@
 //===- SparseMLAInputs.cpp - Deterministic SparseMLA inputs ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Parallel.h"
 #include "Random.h"

@@ -1,5 +1,7 @@
 //===- SparseMLAProblem.cpp - The SparseMLA problem on the device ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The inputs, the reference and the comparison are in this folder's other
 // files; this one reads the shape keys, moves the tensors to and from the
 // device and packs the arguments that SparseMLA.h describes.

@@ -1,5 +1,7 @@
 //===- SparseMLAReference.cpp - Double-precision SparseMLA reference ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Written from the definition, with nothing in common with how a kernel
 // computes it: no tiling, no online softmax, no base-2 exponentials. The
 // sums run in double over the exact float values of the bf16 inputs.

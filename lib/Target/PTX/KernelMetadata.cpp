@@ -1,5 +1,7 @@
 //===- KernelMetadata.cpp - Launch facts of the kernels in a module -------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A cubin says which entry points it has but not how to launch them: the
 // block size, the dynamic shared memory and the meaning of each parameter
 // are read here from the attributes that the lowering left on the kernels.

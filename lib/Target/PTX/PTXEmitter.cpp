@@ -1,5 +1,7 @@
 //===- PTXEmitter.cpp - LLVM-dialect modules to PTX -----------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // MLIR's LLVM IR export followed by LLVM's O3 pipeline and the NVPTX
 // backend's assembly printer.
 //

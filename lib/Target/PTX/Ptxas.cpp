@@ -1,5 +1,7 @@
 //===- Ptxas.cpp - Assemble PTX with the CUDA toolkit's ptxas -------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // ptxas is an external program: the PTX goes through a temporary file, and
 // its -v report is kept because the register count tells whether the
 // warp-specialized register budget (setmaxnreg) took effect.

@@ -1,5 +1,7 @@
 //===- Translations.cpp - tle-translate's --tle-to-ptx and --tle-to-cubin -===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The command-line face of the PTX target: two mlir-translate translations
 // and the options that pick the chip and the side outputs (metadata JSON,
 // ptxas report).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Attention forward on TLE's compiled kernels (kernels/attention): q [B,
 S_q, H, D], k and v [B, S_k, H_kv, D] bf16 give out [B, S_q, H, D] and lse
 [B, H, S_q].

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Calls of TLE's compiled attention kernels (kernels/attention), launched
 through the runtime's launch plans.
 

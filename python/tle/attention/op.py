@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.attention_fwd: attention forward on TLE's compiled kernels, and the
 PyTorch operator torch.ops.tle.attention_fwd behind it.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """fp32 PyTorch reference for attention forward, for the rows asked for.
 
 Computed per batch on a chunk of query rows at a time, all heads at once,

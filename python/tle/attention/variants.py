@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The attention forward kernels this package ships, and which one takes a
 call.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The one benchmark harness: every implementation, ours and the peers', is
 timed by the same functions, in the same process, in interleaved rounds.
 The benchmarks are its submodules (python -m tle.bench.sparse_mla,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The attention forward benchmark: TLE's kernels beside cuDNN's SDPA and
 PyTorch's flash backend, in one process.
 

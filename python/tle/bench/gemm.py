@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Check and time a compiled TLE GEMM kernel against torch.matmul (cuBLAS).
 
     python -m tle.bench.gemm KERNEL.ptx [--metadata KERNEL.json]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The SparseMLA benchmark: check and time SparseMLA implementations per
 SKV, or measure the CPU cost of one call (--launch-cost).
 

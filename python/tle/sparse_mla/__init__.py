@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """DeepSeek's SparseMLA prefill (V3.2 and V4) on TLE's compiled kernels,
 with what checks and times them (FlashMLA's sparse prefill call: q [s_q,
 h_q, d_qk], kv [s_kv, 1, d_qk], indices [s_q, 1, topk], d_qk 576 or 512;

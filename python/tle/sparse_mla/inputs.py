@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Benchmark and test inputs, generated with torch on the target device.
 
 Index distribution (SPARSE_MLA.md): query token t sits at kv position

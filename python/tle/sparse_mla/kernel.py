@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Calls of TLE's compiled SparseMLA kernels (kernels/sparse_mla) with
 FlashMLA's shapes, launched through the runtime's launch plans.
 

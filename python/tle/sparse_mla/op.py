@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.sparse_mla_fwd: FlashMLA's flash_mla_sparse_fwd on TLE's compiled
 kernels, and the PyTorch operator torch.ops.tle.sparse_mla_fwd behind it.
 

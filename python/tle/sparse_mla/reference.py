@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """fp32 PyTorch reference for sparse MLA prefill.
 
 Computed on gathered KV rows (not a dense mask over all of SKV), in chunks of

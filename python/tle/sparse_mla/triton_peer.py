@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The Triton peer: dataflow 1 ("naive") of SPARSE_MLA.md.
 
 One program per (query token, block of 64 heads). It walks the token's topk

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The SparseMLA kernels this package ships, fastest first, and the shapes
 each takes.
 

@@ -1,5 +1,7 @@
 //===- TestIterationExpr.cpp - Test iterations as affine expressions ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-iteration-expr: a remark at each pipe lifecycle op with the
 // affine expression of its iteration, and at each tle.acquire the
 // tle.commit of the same iteration that closes it (findMatchingCommit,

@@ -1,5 +1,7 @@
 //===- TestKernelPlacement.cpp - Test where a kernel's partitions sit -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-kernel-placement: a remark at each tle.warp_specialize the
 // lowering can place (verifyKernelPlacement), the error where it cannot.
 //

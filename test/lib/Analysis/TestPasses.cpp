@@ -1,5 +1,7 @@
 //===- TestPasses.cpp - Register the analyses' test passes ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The passes of TestPasses.td, which tle-opt registers when it is built
 // with TLE_INCLUDE_TESTS.
 //

@@ -1,5 +1,7 @@
 //===- TestPasses.td - The analyses' test passes -----------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One tle-test-<analysis> pass per analysis of lib/Dialect/TLE/Analysis
 // (Protocol/ for the protocol check's own), each reporting what its
 // analysis finds, as remarks or text, for a lit test of

@@ -1,5 +1,7 @@
 //===- TestPipeUsage.cpp - Test the analysis of who uses each pipe --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-pipe-usage: a remark at each pipe naming its writer partition
 // and the transports it writes each field with, the partition of each
 // reader, and the field groups that get a free barrier each; and a remark

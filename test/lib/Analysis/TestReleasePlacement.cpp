@@ -1,5 +1,7 @@
 //===- TestReleasePlacement.cpp - Test where releases take effect ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-release-placement: a remark at each tle.release saying where its
 // free arrive takes effect (placeRelease; an error where no tle.wgmma_wait
 // retires the multiply reading its slot), and one at each op with regions

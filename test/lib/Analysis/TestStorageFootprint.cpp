@@ -1,5 +1,7 @@
 //===- TestStorageFootprint.cpp - Test which bytes a memref covers --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-storage-footprint: a remark at each tle.shared_alloc and view op
 // with the bytes of its allocation its result covers, or why the analysis
 // cannot tell; for a view of a pipe's slot, the bytes it covers within the

@@ -1,5 +1,7 @@
 //===- TestTokenUsage.cpp - Test the analysis of turn tokens --------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-token-usage: a remark at each token a tle.warp_specialize uses,
 // naming the partitions that signal and await it, the named barrier it
 // becomes and the threads that meet there; an error where the CTA has too

@@ -1,4 +1,8 @@
 //===- GemmProblemTest.cpp - The gemm problem without a GPU ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelInfos.h"
 #include "tle/Problems/Gemm.h"

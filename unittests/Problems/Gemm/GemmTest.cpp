@@ -1,4 +1,8 @@
 //===- GemmTest.cpp - The GEMM problem's CPU parts ------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/Gemm.h"
 #include "tle/Problems/BFloat16.h"

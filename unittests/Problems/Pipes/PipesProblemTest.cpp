@@ -1,4 +1,8 @@
 //===- PipesProblemTest.cpp - The pipes problem without a GPU -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "KernelInfos.h"
 #include "tle/Problems/Problem.h"

@@ -1,4 +1,8 @@
 //===- SparseMLACompareTest.cpp - The comparison catches what it must ----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/BFloat16.h"
 #include "tle/Problems/SparseMLA.h"

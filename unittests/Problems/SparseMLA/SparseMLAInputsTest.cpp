@@ -1,4 +1,8 @@
 //===- SparseMLAInputsTest.cpp - Shape checks and input generation --------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/BFloat16.h"
 #include "tle/Problems/SparseMLA.h"

@@ -1,5 +1,7 @@
 //===- SparseMLAProblemTest.cpp - The sparse_mla kernel check, no GPU -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // What tle-run checks before it opens a device: the argument count, then
 // the runtime's check of every argument against the shape.
 //

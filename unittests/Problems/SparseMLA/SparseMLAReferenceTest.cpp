@@ -1,4 +1,8 @@
 //===- SparseMLAReferenceTest.cpp - The reference on hand-computed cases --===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Problems/BFloat16.h"
 #include "tle/Problems/SparseMLA.h"

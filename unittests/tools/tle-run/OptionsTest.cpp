@@ -1,4 +1,8 @@
 //===- OptionsTest.cpp - tle-run's command line and --shape ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Options.h"
 

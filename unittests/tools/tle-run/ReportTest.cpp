@@ -1,4 +1,8 @@
 //===- ReportTest.cpp - tle-run's JSON report -----------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "Report.h"
 

@@ -1,4 +1,8 @@
 //===- TLEToNVVM.h - Lower TLE kernels to LLVM and NVVM ---------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_CONVERSION_TLETONVVM_TLETONVVM_H
 #define TLE_CONVERSION_TLETONVVM_TLETONVVM_H

@@ -1,4 +1,8 @@
 //===- IterationExpr.cpp - Iterations as affine expressions ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/IterationExpr.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

@@ -1,4 +1,8 @@
 //===- KernelPlacement.cpp - Where a tle.warp_specialize may sit ----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/KernelPlacement.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

@@ -1,4 +1,8 @@
 //===- PipeUsage.cpp - Who uses each pipe, and how ------------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"
 #include "tle/Dialect/TLE/Analysis/IterationExpr.h"

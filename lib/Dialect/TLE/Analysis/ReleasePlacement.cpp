@@ -1,4 +1,8 @@
 //===- ReleasePlacement.cpp - Where a release takes effect ----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/ReleasePlacement.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"

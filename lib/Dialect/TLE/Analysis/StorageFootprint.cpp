@@ -1,4 +1,8 @@
 //===- StorageFootprint.cpp - Which shared-memory bytes a memref covers ---===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/StorageFootprint.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

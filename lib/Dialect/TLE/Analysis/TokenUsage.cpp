@@ -1,4 +1,8 @@
 //===- TokenUsage.cpp - Turn tokens and their named barriers --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/TokenUsage.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

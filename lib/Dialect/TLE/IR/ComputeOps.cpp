@@ -1,4 +1,8 @@
 //===- ComputeOps.cpp - Verifiers of TLE's tile compute ops ---------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/Layouts.h"

@@ -1,4 +1,8 @@
 //===- Diagnostics.cpp - Diagnostics a kernel author can read -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 

@@ -1,4 +1,8 @@
 //===- Layouts.cpp - Thread maps of TLE's tensor layouts ------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/Layouts.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"

@@ -1,4 +1,8 @@
 //===- PipeOps.cpp - tle.shared_alloc, tle.pipe and its lifecycle ops -----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 

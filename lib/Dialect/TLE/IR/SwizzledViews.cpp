@@ -1,4 +1,8 @@
 //===- SwizzledViews.cpp - Where a view of a #tle.shared tile starts ------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/SwizzledViews.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

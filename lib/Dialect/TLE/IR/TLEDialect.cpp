@@ -1,4 +1,8 @@
 //===- TLEDialect.cpp - TLE dialect registration, types and attributes ----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Support/Hopper.h"

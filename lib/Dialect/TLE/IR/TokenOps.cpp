@@ -1,4 +1,8 @@
 //===- TokenOps.cpp - tle.token, tle.signal and tle.await -----------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 

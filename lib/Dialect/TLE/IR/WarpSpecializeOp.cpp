@@ -1,4 +1,8 @@
 //===- WarpSpecializeOp.cpp - tle.warp_specialize and its terminators -----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/Diagnostics.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"

@@ -1,5 +1,7 @@
 //===- AllocateSharedMemory.cpp - Place every shared-memory buffer --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Lays out the tle.shared_alloc buffers of each kernel in its dynamic shared
 // memory: declaration order, mbarrier arrays last, each buffer at the
 // alignment its users need. TMA and the tensor cores read 128-byte swizzled

@@ -1,5 +1,7 @@
 //===- AssignPipePhases.cpp - Slot and parity of every pipe op --*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Gives every lifecycle op the slot it uses and the barrier parity it waits
 // for. Division is slow on the GPU and sits on the critical path of every
 // hand-off, so an iteration that is the induction variable of a constant-step

@@ -1,5 +1,7 @@
 //===- ExpandReplicas.cpp - Write out replicated partitions ---------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A partition with `replicas(N) (%r: index)` becomes N ordinary partitions,
 // `name#0` .. `name#N-1`: copies of its region with %r a constant and what
 // depends on it folded, each reading its pipes as a reader of its own

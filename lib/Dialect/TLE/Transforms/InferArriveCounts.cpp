@@ -1,5 +1,7 @@
 //===- InferArriveCounts.cpp - Derive each pipe's barriers ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Turns "who writes a pipe, how, and who reads which fields" into barriers:
 // for each pipe one slot-full barrier and one slot-free barrier per group of
 // fields with the same readers, with arrive counts and transaction bytes.

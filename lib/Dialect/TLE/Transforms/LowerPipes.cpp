@@ -1,5 +1,7 @@
 //===- LowerPipes.cpp - Pipes to mbarriers, waits, arrives and fences -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Realizes the plan that tle-infer-arrive-counts wrote on each pipe, with
 // the slots and parities of tle-assign-pipe-phases. See Passes.td and
 // docs/SyncDerivation.md for the rules.

@@ -1,5 +1,7 @@
 //===- LowerWarpSpecialize.cpp - Partitions onto warp groups --------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Replaces tle.warp_specialize by a dispatch on the warp index: one branch
 // per cluster of warp groups that share a register budget, which runs
 // setmaxnreg and then the partitions placed on those warps, and turns each

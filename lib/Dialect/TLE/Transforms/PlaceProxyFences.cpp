@@ -1,5 +1,7 @@
 //===- PlaceProxyFences.cpp - Readers' fences for cp.async data -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A reader that waited for cp.async data must fence.proxy.async before the
 // async proxy (the tensor cores, TMA) reads it. One fence orders everything
 // the thread waited for before it, so the pass places as few as each path

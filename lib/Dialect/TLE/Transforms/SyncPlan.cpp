@@ -1,5 +1,7 @@
 //===- SyncPlan.cpp - Print what the compiler derived for each kernel -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The report a kernel author reads: partitions and their register split,
 // pipes and their slots, every barrier with its count and who arrives and
 // waits, the reclaim barriers, the tokens and their named barriers, and

@@ -1,5 +1,7 @@
 //===- VerifyPipes.cpp - Static check of the pipe protocol ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Proves, before any barrier exists, that every pipe is used as declared:
 // the kernel has the shape the lowering needs and fits in shared memory,
 // one writer partition and one partition per reader, every thread reaches

@@ -1,5 +1,7 @@
 //===- TestIntegerRanges.cpp - Test the ranges of a kernel's integers -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-integer-ranges: a remark at each op of a function carrying a
 // `tag` string with the signed range of its result and whether it is never
 // negative, as the protocol check's integer range analysis finds it.

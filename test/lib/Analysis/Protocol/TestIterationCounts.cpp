@@ -1,5 +1,7 @@
 //===- TestIterationCounts.cpp - Test the counts of commits and waits -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-iteration-counts: a remark at each tle.commit, tle.wait,
 // tle.signal and tle.await with the polynomial of how often it runs, and
 // at each pipe and token the comparison of the writer's count with each

@@ -1,5 +1,7 @@
 //===- TestPipeWindows.cpp - Test the slots each partition holds ----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-pipe-windows: the balance check of every partition
 // (checkWindowBalance), its error where a window does not close, and a
 // remark at each scf.for that carries a reader's window from one iteration

@@ -1,5 +1,7 @@
 //===- TestProtocolRun.cpp - Test the parts of one protocol run -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // One run of the protocol check with every input at the value of the
 // option `input`, part by part (ProtocolRun.h):
 //

@@ -1,5 +1,7 @@
 //===- TestProtocolSimulation.cpp - Test the choice of inputs -------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-protocol-simulation: the simulation alone (simulateProtocol),
 // printing the inputs of each run it makes, in order (to stderr, among its
 // diagnostics), then its errors and

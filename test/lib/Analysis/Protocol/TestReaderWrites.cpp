@@ -1,5 +1,7 @@
 //===- TestReaderWrites.cpp - Test what a reader writes in its slot -------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-reader-writes: a remark at each op by which a reader writes its
 // slot (collectReaderWrites), and the errors of checkReaderWrites for each
 // tle.wait.

@@ -1,5 +1,7 @@
 //===- TestSlotViews.cpp - Test that slots are touched through views ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-slot-views: the view checks alone (checkSlotViews,
 // checkSlotBounds, checkDirectAccesses, with the windows the balance check
 // finds loops to carry), their first error, or a remark at the

@@ -1,5 +1,7 @@
 //===- TestStorageAliasing.cpp - Test pipes nested in another's field -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-storage-aliasing: a remark at each pipe with the pipes nested in
 // its fields (getNestedPipes), the errors and warnings of the nesting rule
 // (checkStorageAliasing), and a remark at the tle.warp_specialize when

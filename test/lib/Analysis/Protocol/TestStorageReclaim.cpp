@@ -1,5 +1,7 @@
 //===- TestStorageReclaim.cpp - Test reusing a dead pipe's storage --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-storage-reclaim: the reclaim rule alone (checkReclaims): its
 // first error, or a remark at each tle.reclaim when every one is proven.
 //

@@ -1,5 +1,7 @@
 //===- TestUniformity.cpp - Test which values every thread shares ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-test-uniformity: a remark at each op carrying a `tag` string saying
 // whether its results are the same in every thread of a partition, and if
 // not, where they may start to differ; and the errors of

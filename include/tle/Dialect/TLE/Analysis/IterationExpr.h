@@ -1,5 +1,7 @@
 //===- IterationExpr.h - Iterations as affine expressions -------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Pipe windows are paired and followed from one loop iteration to the next
 // by comparing iterations as affine expressions: an integer constant plus
 // integer multiples of atoms, the values the expression does not look

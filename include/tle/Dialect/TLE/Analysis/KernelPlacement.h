@@ -1,5 +1,7 @@
 //===- KernelPlacement.h - Where a tle.warp_specialize may sit --*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The lowering turns a kernel's tle.warp_specialize into the dispatch of
 // the kernel's warps and moves the code after it into the default
 // partition's branch. That takes one op, directly in the one-block body of

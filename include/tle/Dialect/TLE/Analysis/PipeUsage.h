@@ -1,5 +1,7 @@
 //===- PipeUsage.h - Who uses each pipe, and how ----------------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The facts every sync pass starts from: which partition of a
 // tle.warp_specialize writes each pipe, which partition each reader runs on,
 // how the writer fills the slots (its transport) and whether a reader hands

@@ -1,5 +1,7 @@
 //===- ReleasePlacement.h - Where a release takes effect --------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A tle.wgmma reads its shared-memory operands until a tle.wgmma_wait
 // retires it, so a tle.release of a slot that a preceding multiply reads
 // cannot hand the slot back where it is written: tle-lower-pipes puts its

@@ -1,5 +1,7 @@
 //===- StorageFootprint.h - Shared-memory bytes a memref covers -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Pipes may bind one tle.shared_alloc through views of it, so which pipes
 // share bytes is a question about addresses, not about SSA values. This
 // analysis follows a memref back through view ops with constant offsets

@@ -1,5 +1,7 @@
 //===- TokenUsage.h - Turn tokens and their named barriers ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Which tokens a tle.warp_specialize uses, which partitions are their two
 // ends, and the hardware named barrier each one becomes. Named barrier 0 is
 // the CTA's, ids 1..P belong to the P partitions (their partition-local

@@ -1,5 +1,7 @@
 //===- ComputeOps.td - TMA and tile compute ops ------------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // TMA tile loads and the tile compute ops on tensors distributed over the
 // threads of a partition. Verifiers: lib/Dialect/TLE/IR/ComputeOps.cpp.
 //

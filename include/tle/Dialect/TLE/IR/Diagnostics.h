@@ -1,5 +1,7 @@
 //===- Diagnostics.h - Diagnostics a kernel author can read -----*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Two habits every TLE diagnostic shares: an op is shown by its head, never
 // with its regions (a tle.warp_specialize prints as a whole kernel
 // otherwise), and a value is named by what the author wrote (a loop

@@ -1,5 +1,7 @@
 //===- Layouts.h - Where each element of a tensor lives -------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A tensor whose encoding is a TLE layout (#tle.mma, #tle.mma_operand,
 // #tle.slice, #tle.blocked) is spread over the threads of one partition.
 // ThreadMap answers, for every thread, which elements it holds: a base

@@ -1,5 +1,7 @@
 //===- PipeOps.td - Shared buffers, pipes and mbarriers ----*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The synchronization surface: shared-memory buffers, the pipes that bind
 // them with their lifecycle ops, and the mbarrier ops --tle-lower-pipes
 // turns those into. Verifiers and custom syntax:

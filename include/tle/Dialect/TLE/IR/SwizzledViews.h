@@ -1,5 +1,7 @@
 //===- SwizzledViews.h - Where a view of a #tle.shared tile starts -------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A memref.subview of a #tle.shared tile has a strided layout that describes
 // a row-major buffer: once subviews are expanded, its offset counts
 // `row * stride + column` elements from the source, while the swizzled

@@ -1,4 +1,8 @@
 //===- TLEAttrs.td - TLE attribute definitions -------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_ATTRS
 #define TLE_ATTRS

@@ -1,4 +1,8 @@
 //===- TLEDialect.h - TLE dialect, types, attributes and ops ----*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_DIALECT_TLE_IR_TLEDIALECT_H
 #define TLE_DIALECT_TLE_IR_TLEDIALECT_H

@@ -1,5 +1,7 @@
 //===- TLEDialect.td - TLE dialect definition --------------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The `tle` dialect: declared producer/consumer pipes between the warp groups
 // of one CTA, and the op that places code on those warp groups.
 //

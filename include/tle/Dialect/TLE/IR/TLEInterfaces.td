@@ -1,4 +1,8 @@
 //===- TLEInterfaces.td - TLE op interfaces ----------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_INTERFACES
 #define TLE_INTERFACES

@@ -1,5 +1,7 @@
 //===- TLEOps.td - TLE operations --------------------------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Every op of the dialect, one file per group, each beside the .cpp in
 // lib/Dialect/TLE/IR/ that verifies it. The generated TLEOps.*.inc and the
 // dialect's reference (docs/generated/TLEDialect.md) come from this file.

@@ -1,4 +1,8 @@
 //===- TLETypes.td - TLE type definitions ------------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_TYPES
 #define TLE_TYPES

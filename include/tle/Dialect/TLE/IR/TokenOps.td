@@ -1,5 +1,7 @@
 //===- TokenOps.td - Ordering edges without data -----------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Turn tokens: one partition tells another "you may go" without handing
 // over a buffer. Each token becomes a hardware named barrier
 // (--tle-lower-warp-specialize). Verifiers: lib/Dialect/TLE/IR/TokenOps.cpp.

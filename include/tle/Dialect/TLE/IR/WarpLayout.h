@@ -1,5 +1,7 @@
 //===- WarpLayout.h - Placement of partitions on warps ----------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Where each partition of a tle.warp_specialize runs. The verifier uses it
 // to check the register arithmetic; the lowering uses it to dispatch warps.
 //

@@ -1,5 +1,7 @@
 //===- WarpSpecializeOp.td - Partitions of a CTA -----------*- tablegen -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle.warp_specialize and the terminators of its regions. Verifier, custom
 // syntax and warp placement: lib/Dialect/TLE/IR/WarpSpecializeOp.cpp.
 //

@@ -1,4 +1,8 @@
 //===- Passes.h - TLE dialect passes ----------------------------*- C++ -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_DIALECT_TLE_TRANSFORMS_PASSES_H
 #define TLE_DIALECT_TLE_TRANSFORMS_PASSES_H

@@ -1,4 +1,8 @@
 //===- Passes.td - TLE dialect passes ----------------------*- tablegen -*-===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #ifndef TLE_DIALECT_TLE_TRANSFORMS_PASSES
 #define TLE_DIALECT_TLE_TRANSFORMS_PASSES

@@ -1,5 +1,7 @@
 //===- BarrierSimulation.cpp - Pipe events against the mbarriers ----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Runs the partitions' event sequences against the barrier semantics the
 // lowering emits (full and free barriers per slot, phase parity, a named
 // barrier per token), and explains a state in which every unfinished

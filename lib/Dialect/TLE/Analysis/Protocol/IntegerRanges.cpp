@@ -1,4 +1,8 @@
 //===- IntegerRanges.cpp - The ranges of a kernel's integers --------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/IntegerRanges.h"
 

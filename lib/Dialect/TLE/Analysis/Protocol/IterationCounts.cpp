@@ -1,4 +1,8 @@
 //===- IterationCounts.cpp - Writer and reader counts, compared -----------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/IterationCounts.h"
 #include "RunCounter.h"

@@ -1,5 +1,7 @@
 //===- LapOrder.cpp - Each side uses every slot for laps 0, 1, 2, ... -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle-assign-pipe-phases gives iteration i the slot i mod c and the parity
 // (i / c) & 1, and an mbarrier wait returns as soon as the phase of that
 // parity has completed (a fresh barrier counts its phase "-1", parity 1,

@@ -1,5 +1,7 @@
 //===- PartitionUnroller.cpp - A partition as a sequence of pipe events ---===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Interprets the integer arithmetic and the scf control flow of one
 // partition for the inputs of a run, recording its lifecycle ops in the
 // order they execute, each release where tle-lower-pipes makes it take

@@ -1,4 +1,8 @@
 //===- PipeWindows.cpp - The slots each partition holds -------------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/PipeWindows.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"

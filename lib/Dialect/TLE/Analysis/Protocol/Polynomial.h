@@ -1,5 +1,7 @@
 //===- Polynomial.h - Integer polynomials over unknowns ---------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The algebra of IterationCounts.cpp: counts are sums of integer
 // coefficients times products of unknowns (trip counts, conditions,
 // values computed from the kernel's inputs), compared exactly.

@@ -1,4 +1,8 @@
 //===- ProtocolSimulation.cpp - Choose inputs, run the kernel, report -----===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/ProtocolSimulation.h"
 #include "tle/Dialect/TLE/Analysis/Protocol/IntegerRanges.h"

@@ -1,4 +1,8 @@
 //===- ReaderWrites.cpp - What a reader may write in its slot -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/ReaderWrites.h"
 #include "tle/Dialect/TLE/Analysis/PipeUsage.h"

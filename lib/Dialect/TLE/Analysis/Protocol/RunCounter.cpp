@@ -1,4 +1,8 @@
 //===- RunCounter.cpp - How often an op runs, as a polynomial -------------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "RunCounter.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

@@ -1,5 +1,7 @@
 //===- RunCounter.h - How often an op runs, as a polynomial -----*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The algebra behind IterationCounts.h: the number of times an op of a
 // tle.warp_specialize runs, as a polynomial (Polynomial.h) whose unknowns
 // are trip counts, branch conditions and values computed from the

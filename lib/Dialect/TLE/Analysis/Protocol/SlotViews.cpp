@@ -1,4 +1,8 @@
 //===- SlotViews.cpp - Slots are touched only through their views ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/SlotViews.h"
 #include "tle/Dialect/TLE/Analysis/IterationExpr.h"

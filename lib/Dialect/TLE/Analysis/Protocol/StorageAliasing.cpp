@@ -1,5 +1,7 @@
 //===- StorageAliasing.cpp - Pipes nested in another pipe's field ---------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The nesting rule. Pipe B lies inside field f of pipe A (slot k of every
 // field of B inside slot k of f; equal capacities). A's writer refills f
 // for the next lap once every reader holding f released the slot, so B is

@@ -1,5 +1,7 @@
 //===- StorageReclaim.cpp - Reusing a pipe's storage once it is dead ------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The readers of a pipe reclaim it together (tle.reclaim lowers to one
 // mbarrier that every thread of every reader arrives on and then waits
 // for). The writer finished with every slot before the readers' last waits

@@ -1,4 +1,8 @@
 //===- Uniformity.cpp - Values every thread of a partition shares ---------===//
+//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+//===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/Analysis/Protocol/Uniformity.h"
 #include "tle/Dialect/TLE/IR/Diagnostics.h"

@@ -1,5 +1,7 @@
 //===- ConvertLayout.cpp - tle.convert_layout -----------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A conversion that keeps every element in its thread moves nothing; any
 // other goes through shared memory between two barriers of the partition:
 // the author's scratch view, or a row-major buffer of the compiler's (rows

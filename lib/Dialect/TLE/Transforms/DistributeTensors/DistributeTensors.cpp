@@ -1,5 +1,7 @@
 //===- DistributeTensors.cpp - Tile ops to per-thread code ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Every tensor with a TLE layout becomes the vector of the elements one
 // thread holds (Layouts.h says which), and every tile op becomes the code
 // one thread runs: element-wise arith/math ops act on those vectors

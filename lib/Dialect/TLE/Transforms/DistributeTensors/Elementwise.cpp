@@ -1,5 +1,7 @@
 //===- Elementwise.cpp - Element-wise ops, splats and iota ----------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Ops that compute each element of a thread's vector from the same element
 // of its operands (or from its coordinate alone): no data moves between
 // threads.

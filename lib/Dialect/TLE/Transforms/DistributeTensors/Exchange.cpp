@@ -1,5 +1,7 @@
 //===- Exchange.cpp - Scratch buffers of exchanges between threads --------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A reduction across warps and a layout conversion that moves data write
 // to a scratch buffer in shared memory, pass a barrier of the partition and
 // read: the only lowerings that synchronize a partition (docs/Compute.md,

@@ -1,5 +1,7 @@
 //===- GatherRows.cpp - tle.gather_rows -----------------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Each thread copies 16-byte pieces of rows with cp.async. Where the shape
 // allows, the copies are tiled so that every address is a per-thread base
 // plus a constant: a thread forms one source address per row and one

@@ -1,5 +1,7 @@
 //===- LoadStore.cpp - Tile loads and stores, shared and global -----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // tle.local_load/local_store (a whole shared-memory buffer, row-major or
 // swizzled) and tle.load/store (a tile of a global memref at some indices,
 // bounds-checked) walk the same accesses: a thread's elements cut into runs

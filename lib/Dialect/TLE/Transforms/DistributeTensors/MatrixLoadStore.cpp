@@ -1,5 +1,7 @@
 //===- MatrixLoadStore.cpp - 16-bit wgmma tiles as ldmatrix / stmatrix ----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // In the wgmma layouts, lane l of a warp holds row l/4 and columns
 // 2(l%4), +1 of every 8x8 block of its 16 rows: exactly one b32 register
 // of the fragment that ldmatrix and stmatrix move. A thread's elements of

@@ -1,5 +1,7 @@
 //===- Patterns.h - The op families of --tle-distribute-tensors -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Private to the pass. Each op family lowers in its own file and exports
 // one populate function; the helpers below are what more than one family
 // needs: values of the thread's vector, the thread's coordinates, addresses

@@ -1,5 +1,7 @@
 //===- Reduce.cpp - tle.reduce, tle.broadcast and tle.scale ---------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A reduction folds the thread's elements of each row (or column), then
 // combines with the lanes that share the row by XOR shuffles and, where
 // warps or warp groups share it, through a scratch buffer; one into a 2-D

@@ -1,5 +1,7 @@
 //===- TMA.cpp - tle.tma_load and tle.tma_store before their lowering -----===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The TMA copies are lowered by convert-tle-to-nvvm, after subviews have
 // been expanded into row-major offsets, so a view of a swizzled tile would
 // lose where it starts. Here, while the chain of views is still there, such

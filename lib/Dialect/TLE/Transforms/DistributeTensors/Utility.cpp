@@ -1,5 +1,7 @@
 //===- Utility.cpp - Helpers every op family of the pass shares ----------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The type conversion, the thread's coordinates (from the layout's thread
 // map) and addresses in shared and global memory, including the XOR
 // pattern of #tle.shared tiles.

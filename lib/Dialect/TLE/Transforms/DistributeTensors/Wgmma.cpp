@@ -1,5 +1,7 @@
 //===- Wgmma.cpp - tle.wgmma and tle.wgmma_wait ---------------------------===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A tle.wgmma becomes, for each K step of 16 and each chunk of at most 256
 // columns, one wgmma.mma_async whose shared-memory operands are matrix
 // descriptors (PTX ISA, "Matrix Descriptor Format"), between a wgmma.fence

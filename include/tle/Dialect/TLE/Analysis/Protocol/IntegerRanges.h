@@ -1,5 +1,7 @@
 //===- IntegerRanges.h - The ranges of a kernel's integers ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Some facts about counts hold only for values that cannot be negative as
 // signed integers (`x != 0` says `x > 0` only then). Which values those
 // are follows from what defines them (a size or an id, an unsigned

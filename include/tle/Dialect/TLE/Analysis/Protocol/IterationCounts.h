@@ -1,5 +1,7 @@
 //===- IterationCounts.h - Writer and reader counts, compared ---*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // How many iterations the writer of a pipe commits and each reader waits
 // for, as polynomials with integer coefficients whose unknowns are the trip
 // counts of loops, the conditions of branches and the values computed from

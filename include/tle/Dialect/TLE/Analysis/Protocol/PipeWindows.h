@@ -1,5 +1,7 @@
 //===- PipeWindows.h - The slots each partition holds -----------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A window is the span in which one side of a pipe holds one iteration's
 // slot: from a tle.acquire to its tle.commit, or from a reader's tle.wait
 // to its tle.release. The balance check walks each partition path by path

@@ -1,5 +1,7 @@
 //===- ProtocolRun.h - What the parts of one protocol run share -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The protocol check (ProtocolSimulation.cpp) chooses inputs and runs the
 // kernel once per choice: PartitionUnroller.cpp interprets each partition
 // into a sequence of lifecycle events, and BarrierSimulation.cpp runs the

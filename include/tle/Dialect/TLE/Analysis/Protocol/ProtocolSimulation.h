@@ -1,5 +1,7 @@
 //===- ProtocolSimulation.h - Run partitions against barriers ---*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Executes the partitions of a tle.warp_specialize: each partition's
 // lifecycle ops are unrolled into a sequence of events, with releases where
 // tle-lower-pipes puts them (ReleasePlacement), then the sequences run

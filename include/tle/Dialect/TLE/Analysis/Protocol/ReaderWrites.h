@@ -1,5 +1,7 @@
 //===- ReaderWrites.h - What a reader may write in its slot -----*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Readers normally only read their slots, but a sole reader of a field
 // may write its slot (the seesaw stages its output in a K half only one
 // warp group reads). The writes must not race with the other readers of

@@ -1,5 +1,7 @@
 //===- SlotViews.h - Slots are touched only through their views -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // A slot is safe to touch only while a side holds its window: between a
 // tle.acquire and its tle.commit, or a tle.wait and its tle.release. These
 // checks prove that every access to a pipe's buffers goes through the

@@ -1,5 +1,7 @@
 //===- StorageAliasing.h - Pipes that share shared-memory bytes -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Two rules under which pipes may share storage, checked by
 // --tle-verify-pipes (docs/SyncDerivation.md, "Shared storage"):
 //

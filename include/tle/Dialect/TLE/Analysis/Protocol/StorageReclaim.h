@@ -1,5 +1,7 @@
 //===- StorageReclaim.h - A dead pipe's storage as scratch ------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The reclaim rule of docs/SyncDerivation.md ("Shared storage"): the
 // readers of a pipe declare together, with tle.reclaim, that they are done
 // with it, and then use disjoint parts of its storage as scratch.

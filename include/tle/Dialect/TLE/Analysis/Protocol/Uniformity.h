@@ -1,5 +1,7 @@
 //===- Uniformity.h - Values every thread of a partition shares -*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // Barrier arrive counts assume that every thread of a partition reaches each
 // lifecycle op, on the same iteration. That holds when the control flow
 // around the op and its iteration depend only on values that are provably

@@ -1,5 +1,7 @@
 //===- Unproven.h - What the protocol check cannot prove --------*- C++ -*-===//
 //
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
 // The check reports what it cannot prove (a loop it cannot simulate, a
 // field whose bytes it cannot tell, counts it cannot compare) at the op,
 // as a warning, or as an error when it is strict (--tle-verify-pipes=

@@ -9,6 +9,7 @@ docs/Python.md).
 - kernel: calls of a compiled kernel (checks once per signature, launch
   plans), SparseMLA;
 - op: tle.sparse_mla_fwd and the operator torch.ops.tle.sparse_mla_fwd;
+- kv_cache: the FP8 KV cache formats of V3.2 and V4 (quantize, dequantize);
 - reference, inputs, triton_peer: the fp32 PyTorch reference, the input
   generators and the Triton peer kernel.
 

@@ -791,6 +791,24 @@ func.func @pending(%d: tensor<64x64xf32, #acc>) {
 
 // -----
 
+// A loop whose yield has lost its operands (fuzz seed 5151, input 2004):
+// the wait on an iter_arg verifies first and must leave the mismatch to the
+// loop's verifier, not read the yield's missing operand (it crashed).
+#acc = #tle.mma<warp_groups = [1, 1]>
+func.func @wait_in_a_loop_without_its_yield(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %x0 = arith.constant dense<1.0> : tensor<64x8xf32, #acc>
+  // expected-error @+2 {{region branch point has 0 operands, but region successor needs 1 inputs}}
+  // expected-note @+1 {{region branch point}}
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%x = %x0) -> (tensor<64x8xf32, #acc>) {
+    %w = tle.wgmma_wait %x pending(1) : tensor<64x8xf32, #acc>
+  }
+  return
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Compute subset: tle.reduce, tle.broadcast, tle.scale, tle.convert_layout
 //===----------------------------------------------------------------------===//

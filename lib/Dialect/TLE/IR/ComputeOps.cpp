@@ -130,7 +130,17 @@ static bool retires(WgmmaWaitOp wait, Value input, unsigned depth) {
   if (!loop || arg.getOwner() != wait->getBlock() ||
       arg == loop.getInductionVar())
     return false;
+  // Ops verify before the loop that holds them: a body without its yield,
+  // or with inits or yielded values that do not match the iter_args, is
+  // the loop's verifier's to report; nothing is retired through it here.
   Block *body = loop.getBody();
+  unsigned iterArgs = loop.getNumRegionIterArgs();
+  auto yield = body->mightHaveTerminator()
+                   ? dyn_cast<scf::YieldOp>(body->getTerminator())
+                   : scf::YieldOp();
+  if (!yield || yield.getNumOperands() != iterArgs ||
+      loop.getInitArgs().size() != iterArgs)
+    return false;
   int64_t inBody =
       countMultiplies(llvm::make_range(body->begin(), wait->getIterator()));
   auto retiredBy = [&](Value incoming, Operation *end) {
@@ -140,8 +150,7 @@ static bool retires(WgmmaWaitOp wait, Value input, unsigned depth) {
     return issued && *issued + inBody >= pending;
   };
   return retiredBy(loop.getTiedLoopInit(arg)->get(), loop) &&
-         retiredBy(loop.getTiedLoopYieldedValue(arg)->get(),
-                   body->getTerminator());
+         retiredBy(loop.getTiedLoopYieldedValue(arg)->get(), yield);
 }
 
 /// Checks that `value`, an accumulator a multiply may still be writing,
@@ -159,13 +168,18 @@ static LogicalResult verifyInFlightUses(Operation *op, Value value) {
         continue;
       if (isa<WgmmaWaitOp>(user))
         continue;
+      // Ops verify before the loop or branch that holds them: where a
+      // yield or an init has no iter_arg or result to match, the parent's
+      // verifier reports it, and the value is followed no further.
       if (auto yield = dyn_cast<scf::YieldOp>(user)) {
         unsigned index = use.getOperandNumber();
         Operation *parent = yield->getParentOp();
-        if (auto loop = dyn_cast<scf::ForOp>(parent))
-          inFlight.insert(loop.getRegionIterArgs()[index]);
         if (isa<scf::ForOp, scf::IfOp>(parent)) {
-          inFlight.insert(parent->getResult(index));
+          if (auto loop = dyn_cast<scf::ForOp>(parent);
+              loop && index < loop.getNumRegionIterArgs())
+            inFlight.insert(loop.getRegionIterArgs()[index]);
+          if (index < parent->getNumResults())
+            inFlight.insert(parent->getResult(index));
           continue;
         }
       }
@@ -173,8 +187,10 @@ static LogicalResult verifyInFlightUses(Operation *op, Value value) {
       if (auto loop = dyn_cast<scf::ForOp>(user);
           loop && use.getOperandNumber() >= loop.getNumControlOperands()) {
         unsigned index = use.getOperandNumber() - loop.getNumControlOperands();
-        inFlight.insert(loop.getRegionIterArgs()[index]);
-        inFlight.insert(loop.getResult(index));
+        if (index < loop.getNumRegionIterArgs())
+          inFlight.insert(loop.getRegionIterArgs()[index]);
+        if (index < loop.getNumResults())
+          inFlight.insert(loop.getResult(index));
         continue;
       }
       return op->emitOpError("result is read by ")

@@ -6,7 +6,8 @@ files. Standard library only.
 A template is IR text with `$name` placeholders (string.Template; MLIR
 has no `$`) and optional lines: a line that starts with `?flag ` is kept
 where `flag` is true, one that starts with `?!flag ` where it is false,
-and the tag goes, so that a template reads as the IR it writes.
+and the tag goes, so that a template reads as the IR it writes; a line
+with several tags (`?wg0 ?!split `) is kept where all of them hold.
 """
 
 import difflib
@@ -23,12 +24,14 @@ def expand(template, flags, **values):
     placeholders replaced by `values`."""
     lines = []
     for line in template.splitlines():
+        keep = True
         tag = _TAG.match(line)
-        if tag:
-            if bool(flags[tag.group(2)]) == bool(tag.group(1)):
-                continue
+        while tag:
+            keep = keep and bool(flags[tag.group(2)]) != bool(tag.group(1))
             line = line[tag.end():]
-        lines.append(string.Template(line).substitute(values))
+            tag = _TAG.match(line)
+        if keep:
+            lines.append(string.Template(line).substitute(values))
     return "\n".join(lines) + "\n"
 
 

@@ -4,7 +4,7 @@
 writes the TLE IR of the seesaw dataflow (FlashMLA's sm90 schedule as
 pipes; README.md beside this file) for one parameter set.
 
-    seesaw.py [--d-qk 576|512] [--fill-order k0-first|flashmla] [-o F]
+    seesaw.py [--d-qk 576|512] [--fill-order k0-first|flashmla] [--split] [-o F]
     seesaw.py --write     rewrite the committed kernels (GENERATED)
     seesaw.py --check     compare them instead (generated.test runs this)
 
@@ -16,7 +16,10 @@ which the gather's pair loop fills the four halves of a pair: k0-first
 (K0 left, K0 right, K1 right, K1 left) or flashmla (K0 left, K1 right,
 K0 right, K1 left, FlashMLA's, with the next pair's indices loaded after
 K0's right half so that the gather does not spill; shipped: it measured
-0-2% faster on most shapes, bench/results/2026-12-03).
+0-2% faster on most shapes, bench/results/2026-12-03). --split makes the
+decode kernel: a work item is a chunk of a row's topk, whose partial
+output and lse go to workspaces that combine.mlir merges (README.md,
+seesaw_decode.mlir).
 
 The templates (`irgen.expand`) are the IR with placeholders and optional
 lines; each consumer's pair is one template, which gives both the loop's
@@ -37,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class Params(NamedTuple):
     d_qk: int = 576
     fill_order: str = "flashmla"
+    split: bool = False
 
 
 # The committed kernels beside this file; the wheel compiles those that
@@ -44,6 +48,7 @@ class Params(NamedTuple):
 GENERATED = {
     "seesaw.mlir": Params(576),
     "seesaw_k512.mlir": Params(512),
+    "seesaw_decode.mlir": Params(576, split=True),
 }
 # The halves of a pair in the order the gather's pair loop fills them.
 FILL_ORDERS = {
@@ -165,7 +170,8 @@ class Kernel:
         d = self.params.d_qk
         q_views = "%q_l, %q_r, %q_t" if self.tail else "%q_l, %q_r"
         return dict(
-            d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512"),
+            d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512")
+            + ("_decode" if self.params.split else ""),
             q_views=q_views, q_types=self.slot_types("q"),
             k0r_views="%v0r, %t0" if self.tail else "%v0r",
             k0r_types=self.slot_types("k0r"),
@@ -209,7 +215,14 @@ def render(params):
     t = sections()
     kernel = Kernel(params)
     values = kernel.values()
-    flags = {"tail": kernel.tail, "k0first": params.fill_order == "k0-first"}
+    flags = {"tail": kernel.tail, "k0first": params.fill_order == "k0-first",
+             "split": params.split}
+    # The snippets both modes share at their places in the consumers and
+    # the gather.
+    values.update(
+        item=indent(expand(t["item"], flags), 8).rstrip("\n"),
+        ids_view=indent(expand(t["ids_view"], flags, **values), 8).rstrip("\n"),
+        o_partial=expand(t["o_partial"], flags).rstrip("\n"))
 
     def gather_pair(order, it, ids, biases, next_ids_before=None, suffix=""):
         text = ""
@@ -238,6 +251,7 @@ def render(params):
                                  **dict(zip(("m", "x", "l", "acc"), state)), **values),
                           8 if last else 10).rstrip("\n")
         return expand(t["consumer"], dict(flags, wg0=wg == "wg0"), wg=wg, l_out=l_out,
+                      o_col=0 if wg == "wg0" else 256,
                       loop_pair=pair(False), last_pair=pair(True),
                       epilogue=indent(expand(t[f"epilogue_{wg}"], flags, **values),
                                       8).rstrip("\n"), **values)
@@ -252,7 +266,7 @@ def render(params):
     names = {"k0l": "K0 left", "k0r": "K0 right", "k1l": "K1 left", "k1r": "K1 right"}
     return "".join([
         expand(t["header"], flags, params=f"--d-qk {params.d_qk} --fill-order "
-               f"{params.fill_order}", order=", ".join(names[h] for h in order),
+               f"{params.fill_order}" + " --split" * params.split, order=", ".join(names[h] for h in order),
                pipes=pipes_checks, memory=memory, **values),
         expand(t["kernel"], flags, storage=kernel.storage().rstrip("\n"), **values),
         consumer("wg0", "%l_pair"),
@@ -270,9 +284,11 @@ def parser():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--d-qk", type=int, default=576, choices=(576, 512))
     ap.add_argument("--fill-order", default="flashmla", choices=list(FILL_ORDERS))
+    ap.add_argument("--split", action="store_true",
+                    help="the split-KV decode kernel (partial results to workspaces)")
     return ap
 
 
 if __name__ == "__main__":
     sys.exit(main(HERE, GENERATED, render, parser(),
-                  lambda a: Params(a.d_qk, a.fill_order), sys.argv[1:]))
+                  lambda a: Params(a.d_qk, a.fill_order, a.split), sys.argv[1:]))

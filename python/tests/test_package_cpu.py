@@ -2,6 +2,7 @@
 """The package as users get it: `import tle` without torch, and, where tle
 is installed from the wheel, everything it needs inside it."""
 
+import json
 import os
 import re
 import subprocess
@@ -47,8 +48,8 @@ def test_sparse_mla_fwd_says_it_needs_torch():
 
 
 def test_the_face():
-    assert set(tle.__all__) == {"sparse_mla_fwd", "attention_fwd", "attention",
-                                "bench", "gemm", "runtime", "sparse_mla"}
+    assert set(tle.__all__) == {"sparse_mla_fwd", "sparse_mla_decode", "attention_fwd",
+                                "attention", "bench", "gemm", "runtime", "sparse_mla"}
     assert isinstance(tle.__version__, str)
     with pytest.raises(AttributeError, match="no attribute 'sparse_mla_fwd_typo'"):
         tle.sparse_mla_fwd_typo
@@ -73,6 +74,19 @@ def test_the_wheel_carries_the_library_and_kernels():
         assert kernel.signature[1].strides == kernel.signature[2].strides == (-1, -1, -1, 1)
         with open(os.path.splitext(path)[0] + ".ptx") as f:
             assert ".target sm_90a" in f.read()
+    # The decode kernels (decode_kernels.json): the split kernel's q, kv,
+    # indices, o_acc, lse_acc, sm_scale, topk_length; the combine's o_acc,
+    # lse_acc, attn_sink, out, lse.
+    decode_kinds = {"seesaw_decode": ("memref",) * 5 + ("f32", "memref"),
+                    "combine": ("memref",) * 5}
+    with open(os.path.join(os.path.dirname(tle.sparse_mla.variants.__file__),
+                           "decode_kernels.json")) as f:
+        names = [entry["name"] for entry in json.load(f)]
+    assert sorted(names) == sorted(decode_kinds)
+    for name in names:
+        path = tle.sparse_mla.Variant(name, 576, 64, 64).kernel_file()
+        kernel = rt.Metadata(os.path.splitext(path)[0] + ".json").kernel()
+        assert tuple(arg.kind for arg in kernel.signature) == decode_kinds[name], name
     # q, k, v and out as tensor maps, lse, sm_scale, S_k, H_kv.
     for variant in tle.attention.VARIANTS:
         path = variant.kernel_file()

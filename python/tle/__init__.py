@@ -4,9 +4,11 @@
     import tle
     out, max_logits, lse = tle.sparse_mla_fwd(q, kv, indices, sm_scale)
     out, lse = tle.attention_fwd(q, k, v, causal=True)
+    out, lse = tle.sparse_mla_decode(q, k_cache, indices, sm_scale=s)
 
 sparse_mla_fwd is FlashMLA's flash_mla_sparse_fwd on TLE's compiled
-SparseMLA kernels, attention_fwd dense attention forward on TLE's
+SparseMLA kernels, sparse_mla_decode its sparse FP8 decode
+(flash_mla_with_kvcache with indices), attention_fwd dense attention forward on TLE's
 attention kernels; this package carries both with the runtime library
 that loads them. Behind them:
 
@@ -29,10 +31,11 @@ import importlib
 from . import attention, bench, gemm, runtime, sparse_mla  # noqa: F401
 from ._version import __version__
 
-__all__ = ["sparse_mla_fwd", "attention_fwd", "attention", "bench", "gemm",
+__all__ = ["sparse_mla_fwd", "sparse_mla_decode", "attention_fwd", "attention", "bench", "gemm",
            "runtime", "sparse_mla"]
 # The calls that need torch, by the module that defines each.
-_CALLS = {"sparse_mla_fwd": ".sparse_mla.op", "attention_fwd": ".attention.op"}
+_CALLS = {"sparse_mla_fwd": ".sparse_mla.op", "sparse_mla_decode": ".sparse_mla.decode",
+          "attention_fwd": ".attention.op"}
 
 
 def __getattr__(name):

@@ -403,15 +403,16 @@ class SparseMLA:
         shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
         return choose(shape.heads, shape.topk, shape.d_qk, self.variants)
 
-    def kernel(self, variant, index):
-        """`variant`'s kernel on device `index`, loaded at its first use."""
+    def kernel(self, variant, index, load=load_kernel):
+        """`variant`'s kernel on device `index`, loaded at its first use (by
+        `load(variant, index)`: a SparseMLA kernel, checked, by default)."""
         key = (variant.name, index)
         if key not in self._kernels:
             if torch.cuda.is_current_stream_capturing():
                 _fail(f"the first call on cuda:{index} loads the kernel, which cannot "
                       f"happen while a CUDA graph is captured: call it once before "
                       f"capturing", RuntimeError)
-            self._kernels[key] = load_kernel(variant, index)
+            self._kernels[key] = load(variant, index)
         return self._kernels[key]
 
     def _prepare(self, key, q, kv, indices, sm_scale, d_v, attn_sink, topk_length):

@@ -85,3 +85,23 @@ def sparse_mla_reference(q, kv, indices, sm_scale=None, d_v=512,
     finally:
         torch.backends.cuda.matmul.allow_tf32 = tf32
     return out, max_logits, lse
+
+
+def sparse_mla_decode_reference(q, k_cache, indices, topk_length=None, attn_sink=None,
+                                sm_scale=None):
+    """fp32 reference of sparse MLA decode on the V3.2 FP8 cache, judged on
+    the dequantized cache: q [b, s_q, h_q, 576], k_cache [num_blocks, 64,
+    1, 656] uint8, indices [b, s_q, topk] global ids, topk_length [b].
+    Returns (out [b, s_q, h_q, 512] bf16, lse [b, h_q, s_q] f32)."""
+    from .kv_cache import dequantize
+
+    b, s_q, h_q, d_qk = q.shape
+    topk = indices.shape[-1]
+    kv = dequantize(k_cache)                             # [tokens, 1, 576]
+    rows = indices.reshape(b * s_q, 1, topk)
+    lengths = None
+    if topk_length is not None:
+        lengths = topk_length.to(torch.int32).repeat_interleave(s_q)
+    out, _, lse = sparse_mla_reference(q.reshape(b * s_q, h_q, d_qk), kv, rows, sm_scale,
+                                       attn_sink=attn_sink, topk_length=lengths)
+    return out.view(b, s_q, h_q, -1), lse.view(b, s_q, h_q).transpose(1, 2).contiguous()

@@ -4,7 +4,8 @@
 writes the TLE IR of the seesaw dataflow (FlashMLA's sm90 schedule as
 pipes; README.md beside this file) for one parameter set.
 
-    seesaw.py [--d-qk 576|512] [--fill-order k0-first|flashmla] [-o F]
+    seesaw.py [--d-qk 576|512] [--fill-order k0-first|flashmla]
+              [--kv-format bf16|v32] [-o F]
     seesaw.py --write     rewrite the committed kernels (GENERATED)
     seesaw.py --check     compare them instead (generated.test runs this)
 
@@ -16,7 +17,10 @@ which the gather's pair loop fills the four halves of a pair: k0-first
 (K0 left, K0 right, K1 right, K1 left) or flashmla (K0 left, K1 right,
 K0 right, K1 left, FlashMLA's, with the next pair's indices loaded after
 K0's right half so that the gather does not spill; shipped: it measured
-0-2% faster on most shapes, bench/results/2026-12-03).
+0-2% faster on most shapes, bench/results/2026-12-03). --kv-format v32
+(d_qk 576 only) takes kv as DeepSeek V3.2's FP8 KV cache, [blocks, 64, 1,
+656] bytes indexed by global token ids, and changes only the gather: it
+dequantizes each K half into the same bf16 tiles (tle.gather_rows_fp8).
 
 The templates (`irgen.expand`) are the IR with placeholders and optional
 lines; each consumer's pair is one template, which gives both the loop's
@@ -37,6 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 class Params(NamedTuple):
     d_qk: int = 576
     fill_order: str = "flashmla"
+    kv_format: str = "bf16"
 
 
 # The committed kernels beside this file; the wheel compiles those that
@@ -44,12 +49,15 @@ class Params(NamedTuple):
 GENERATED = {
     "seesaw.mlir": Params(576),
     "seesaw_k512.mlir": Params(512),
+    "seesaw_fp8.mlir": Params(576, kv_format="v32"),
 }
 # The halves of a pair in the order the gather's pair loop fills them.
 FILL_ORDERS = {
     "k0-first": ("k0l", "k0r", "k1r", "k1l"),
     "flashmla": ("k0l", "k1r", "k0r", "k1l"),
 }
+# The layouts of kv: bf16 rows of d_qk, or V3.2's FP8 cache.
+KV_FORMATS = ("bf16", "v32")
 # An item's first pair: the halves that the previous item's last pair
 # frees first, then the two its epilogue staged the output in.
 FIRST_PAIR = ("k0r", "k1l", "k0l", "k1r")
@@ -58,6 +66,8 @@ FIRST_PAIR = ("k0r", "k1l", "k0l", "k1r")
 NEXT_IDS_BEFORE = {"k0-first": None, "flashmla": "k1l"}
 
 BYTES = {"bf16": 2, "f32": 4}
+# The fence.proxy.async in the PTX of a kernel with the FP8 gather.
+FP8_FENCES = 16
 
 
 class Buffer(NamedTuple):
@@ -163,9 +173,11 @@ class Kernel:
     def values(self):
         """The placeholders every template may use."""
         d = self.params.d_qk
+        fp8 = self.params.kv_format == "v32"
         q_views = "%q_l, %q_r, %q_t" if self.tail else "%q_l, %q_r"
         return dict(
-            d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512"),
+            d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512")
+            + ("_fp8" if fp8 else ""), fences=FP8_FENCES,
             q_views=q_views, q_types=self.slot_types("q"),
             k0r_views="%v0r, %t0" if self.tail else "%v0r",
             k0r_types=self.slot_types("k0r"),
@@ -175,7 +187,9 @@ class Kernel:
             s1_right_acc="%s_t" if self.tail else "%zero_s",
             s1_right="%s_tr" if self.tail else "%s_r",
             q_type=f"memref<?x?x?x{d}xbf16, strided<[?, ?, ?, 1]>>",
-            kv_type=f"memref<?x?x1x{d}xbf16, strided<[?, ?, ?, 1]>>",
+            kv_type="memref<?x64x1x656xi8, strided<[?, ?, ?, 1]>>" if fp8 else
+            f"memref<?x?x1x{d}xbf16, strided<[?, ?, ?, 1]>>",
+            kv_cache="memref<?x64x656xi8, strided<[?, ?, 1]>>",
             indices_type="memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>",
             ids_type="memref<?xi32, strided<[1], offset: ?>>",
             kv_rows=f"memref<?x{d}xbf16, strided<[?, 1], offset: ?>>",
@@ -203,13 +217,19 @@ def render(params):
     """The IR of the seesaw kernel for `params`."""
     if params.d_qk not in (576, 512):
         raise ValueError(f"d_qk {params.d_qk}: the seesaw kernels take 576 or 512")
+    if params.kv_format not in KV_FORMATS:
+        raise ValueError(f"kv format {params.kv_format!r}: one of {', '.join(KV_FORMATS)}")
+    if params.kv_format != "bf16" and params.d_qk != 576:
+        raise ValueError(f"kv format {params.kv_format}: d_qk 576 only")
     if params.fill_order not in FILL_ORDERS:
         raise ValueError(f"fill order {params.fill_order!r}: one of "
                          f"{', '.join(FILL_ORDERS)}")
     t = sections()
     kernel = Kernel(params)
     values = kernel.values()
-    flags = {"tail": kernel.tail, "k0first": params.fill_order == "k0-first"}
+    fp8 = params.kv_format == "v32"
+    flags = {"tail": kernel.tail, "k0first": params.fill_order == "k0-first", "fp8": fp8,
+             "bf16tail": kernel.tail and not fp8}
 
     def gather_pair(order, it, ids, biases, next_ids_before=None, suffix=""):
         text = ""
@@ -217,9 +237,11 @@ def render(params):
             if half == next_ids_before:
                 text += expand(t["next_ids"], flags, **values)
             tile = int(half[1])
+            rope = kernel.tail and half[2] == "r"
             text += expand(t["gather_half"], dict(
-                flags, rope=kernel.tail and half[2] == "r", bias=half in ("k0l", "k1r")),
-                half=half, view=half + suffix, side=half[2], it=it, ids=ids[tile],
+                flags, rope=rope, bias=half in ("k0l", "k1r"), bf16rope=rope and not fp8,
+                fp8rope=rope and fp8),
+                half=half, column=0 if half[2] == "l" else 256, view=half + suffix, side=half[2], it=it, ids=ids[tile],
                 bias=biases[tile], types=kernel.slot_types(half),
                 views=", ".join(f"%{half}{suffix}_{f}" for f in kernel.fields(half)),
                 **values)
@@ -252,7 +274,7 @@ def render(params):
     names = {"k0l": "K0 left", "k0r": "K0 right", "k1l": "K1 left", "k1r": "K1 right"}
     return "".join([
         expand(t["header"], flags, params=f"--d-qk {params.d_qk} --fill-order "
-               f"{params.fill_order}", order=", ".join(names[h] for h in order),
+               f"{params.fill_order}" + (f" --kv-format {params.kv_format}" if fp8 else ""), order=", ".join(names[h] for h in order),
                pipes=pipes_checks, memory=memory, **values),
         expand(t["kernel"], flags, storage=kernel.storage().rstrip("\n"), **values),
         consumer("wg0", "%l_pair"),
@@ -270,9 +292,10 @@ def parser():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--d-qk", type=int, default=576, choices=(576, 512))
     ap.add_argument("--fill-order", default="flashmla", choices=list(FILL_ORDERS))
+    ap.add_argument("--kv-format", default="bf16", choices=KV_FORMATS)
     return ap
 
 
 if __name__ == "__main__":
     sys.exit(main(HERE, GENERATED, render, parser(),
-                  lambda a: Params(a.d_qk, a.fill_order), sys.argv[1:]))
+                  lambda a: Params(a.d_qk, a.fill_order, a.kv_format), sys.argv[1:]))

@@ -4,7 +4,8 @@
 writes the TLE IR of the seesaw dataflow (FlashMLA's sm90 schedule as
 pipes; README.md beside this file) for one parameter set.
 
-    seesaw.py [--d-qk 576|512] [--fill-order k0-first|flashmla] [--split] [-o F]
+    seesaw.py [--d-qk 576|512] [--fill-order k0-first|flashmla] [--split]
+              [--kv-format bf16|v32] [-o F]
     seesaw.py --write     rewrite the committed kernels (GENERATED)
     seesaw.py --check     compare them instead (generated.test runs this)
 
@@ -19,7 +20,10 @@ K0's right half so that the gather does not spill; shipped: it measured
 0-2% faster on most shapes, bench/results/2026-12-03). --split makes the
 decode kernel: a work item is a chunk of a row's topk, whose partial
 output and lse go to workspaces that combine.mlir merges (README.md,
-seesaw_decode.mlir).
+seesaw_decode.mlir). --kv-format v32 (d_qk 576 only) takes kv as
+DeepSeek V3.2's FP8 KV cache, [blocks, 64, 1, 656] bytes indexed by
+global token ids, and changes only the gather: it dequantizes each K half
+into the same bf16 tiles (tle.gather_rows_fp8).
 
 The templates (`irgen.expand`) are the IR with placeholders and optional
 lines; each consumer's pair is one template, which gives both the loop's
@@ -41,6 +45,7 @@ class Params(NamedTuple):
     d_qk: int = 576
     fill_order: str = "flashmla"
     split: bool = False
+    kv_format: str = "bf16"
 
 
 # The committed kernels beside this file; the wheel compiles those that
@@ -49,12 +54,15 @@ GENERATED = {
     "seesaw.mlir": Params(576),
     "seesaw_k512.mlir": Params(512),
     "seesaw_decode.mlir": Params(576, split=True),
+    "seesaw_fp8.mlir": Params(576, kv_format="v32"),
 }
 # The halves of a pair in the order the gather's pair loop fills them.
 FILL_ORDERS = {
     "k0-first": ("k0l", "k0r", "k1r", "k1l"),
     "flashmla": ("k0l", "k1r", "k0r", "k1l"),
 }
+# The layouts of kv: bf16 rows of d_qk, or V3.2's FP8 cache.
+KV_FORMATS = ("bf16", "v32")
 # An item's first pair: the halves that the previous item's last pair
 # frees first, then the two its epilogue staged the output in.
 FIRST_PAIR = ("k0r", "k1l", "k0l", "k1r")
@@ -63,6 +71,8 @@ FIRST_PAIR = ("k0r", "k1l", "k0l", "k1r")
 NEXT_IDS_BEFORE = {"k0-first": None, "flashmla": "k1l"}
 
 BYTES = {"bf16": 2, "f32": 4}
+# The fence.proxy.async in the PTX of a kernel with the FP8 gather.
+FP8_FENCES = 16
 
 
 class Buffer(NamedTuple):
@@ -168,10 +178,12 @@ class Kernel:
     def values(self):
         """The placeholders every template may use."""
         d = self.params.d_qk
+        fp8 = self.params.kv_format == "v32"
         q_views = "%q_l, %q_r, %q_t" if self.tail else "%q_l, %q_r"
         return dict(
             d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512")
-            + ("_decode" if self.params.split else ""),
+            + ("_decode" if self.params.split else "")
+            + ("_fp8" if fp8 else ""), fences=FP8_FENCES,
             q_views=q_views, q_types=self.slot_types("q"),
             k0r_views="%v0r, %t0" if self.tail else "%v0r",
             k0r_types=self.slot_types("k0r"),
@@ -181,7 +193,9 @@ class Kernel:
             s1_right_acc="%s_t" if self.tail else "%zero_s",
             s1_right="%s_tr" if self.tail else "%s_r",
             q_type=f"memref<?x?x?x{d}xbf16, strided<[?, ?, ?, 1]>>",
-            kv_type=f"memref<?x?x1x{d}xbf16, strided<[?, ?, ?, 1]>>",
+            kv_type="memref<?x64x1x656xi8, strided<[?, ?, ?, 1]>>" if fp8 else
+            f"memref<?x?x1x{d}xbf16, strided<[?, ?, ?, 1]>>",
+            kv_cache="memref<?x64x656xi8, strided<[?, ?, 1]>>",
             indices_type="memref<?x?x1x?xi32, strided<[?, ?, ?, 1]>>",
             ids_type="memref<?xi32, strided<[1], offset: ?>>",
             kv_rows=f"memref<?x{d}xbf16, strided<[?, 1], offset: ?>>",
@@ -209,14 +223,19 @@ def render(params):
     """The IR of the seesaw kernel for `params`."""
     if params.d_qk not in (576, 512):
         raise ValueError(f"d_qk {params.d_qk}: the seesaw kernels take 576 or 512")
+    if params.kv_format not in KV_FORMATS:
+        raise ValueError(f"kv format {params.kv_format!r}: one of {', '.join(KV_FORMATS)}")
+    if params.kv_format != "bf16" and params.d_qk != 576:
+        raise ValueError(f"kv format {params.kv_format}: d_qk 576 only")
     if params.fill_order not in FILL_ORDERS:
         raise ValueError(f"fill order {params.fill_order!r}: one of "
                          f"{', '.join(FILL_ORDERS)}")
     t = sections()
     kernel = Kernel(params)
     values = kernel.values()
+    fp8 = params.kv_format == "v32"
     flags = {"tail": kernel.tail, "k0first": params.fill_order == "k0-first",
-             "split": params.split}
+             "split": params.split, "fp8": fp8, "bf16tail": kernel.tail and not fp8}
     # The snippets both modes share at their places in the consumers and
     # the gather.
     values.update(
@@ -230,9 +249,11 @@ def render(params):
             if half == next_ids_before:
                 text += expand(t["next_ids"], flags, **values)
             tile = int(half[1])
+            rope = kernel.tail and half[2] == "r"
             text += expand(t["gather_half"], dict(
-                flags, rope=kernel.tail and half[2] == "r", bias=half in ("k0l", "k1r")),
-                half=half, view=half + suffix, side=half[2], it=it, ids=ids[tile],
+                flags, rope=rope, bias=half in ("k0l", "k1r"), bf16rope=rope and not fp8,
+                fp8rope=rope and fp8),
+                half=half, column=0 if half[2] == "l" else 256, view=half + suffix, side=half[2], it=it, ids=ids[tile],
                 bias=biases[tile], types=kernel.slot_types(half),
                 views=", ".join(f"%{half}{suffix}_{f}" for f in kernel.fields(half)),
                 **values)
@@ -266,7 +287,9 @@ def render(params):
     names = {"k0l": "K0 left", "k0r": "K0 right", "k1l": "K1 left", "k1r": "K1 right"}
     return "".join([
         expand(t["header"], flags, params=f"--d-qk {params.d_qk} --fill-order "
-               f"{params.fill_order}" + " --split" * params.split, order=", ".join(names[h] for h in order),
+               f"{params.fill_order}" + " --split" * params.split
+               + (f" --kv-format {params.kv_format}" if fp8 else ""),
+               order=", ".join(names[h] for h in order),
                pipes=pipes_checks, memory=memory, **values),
         expand(t["kernel"], flags, storage=kernel.storage().rstrip("\n"), **values),
         consumer("wg0", "%l_pair"),
@@ -286,9 +309,11 @@ def parser():
     ap.add_argument("--fill-order", default="flashmla", choices=list(FILL_ORDERS))
     ap.add_argument("--split", action="store_true",
                     help="the split-KV decode kernel (partial results to workspaces)")
+    ap.add_argument("--kv-format", default="bf16", choices=KV_FORMATS)
     return ap
 
 
 if __name__ == "__main__":
     sys.exit(main(HERE, GENERATED, render, parser(),
-                  lambda a: Params(a.d_qk, a.fill_order, a.split), sys.argv[1:]))
+                  lambda a: Params(a.d_qk, a.fill_order, a.split, a.kv_format),
+                  sys.argv[1:]))

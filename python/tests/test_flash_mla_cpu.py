@@ -20,11 +20,13 @@ def _inputs(s_q=8, s_kv=32, h=64, topk=64, d_qk=576, h_kv=1):
 
 def test_flashmla_signature():
     """FlashMLA 9241ae3's flash_mla_sparse_fwd: the same parameters, in
-    the same order, with the same defaults."""
+    the same order, with the same defaults; then TLE's keyword-only
+    kv_format, which no FlashMLA call passes."""
     parameters = inspect.signature(flash_mla_sparse_fwd).parameters
     assert list(parameters) == ["q", "kv", "indices", "sm_scale", "d_v", "attn_sink",
-                                "topk_length"]
-    assert [p.default for p in parameters.values()][4:] == [512, None, None]
+                                "topk_length", "kv_format"]
+    assert [p.default for p in parameters.values()][4:] == [512, None, None, "bf16"]
+    assert parameters["kv_format"].kind is inspect.Parameter.KEYWORD_ONLY
 
 
 def test_flashmla_shapes_reach_the_kernels_checks():

@@ -71,6 +71,27 @@ def test_sparse_mla_fake_outputs(d_qk, heads, batch):
                                (stats, F32, "cuda:0")]
 
 
+@pytest.mark.parametrize("batch", [(), (2,)])
+def test_sparse_mla_fake_fp8_cache(batch):
+    """kv_format="v32" reaches the operator: the FP8 cache [blocks, 64, 1,
+    656] as kv, one for every batch; the fake refuses a bf16 kv."""
+    with FakeTensorMode():
+        q, _, idx = _sparse_inputs(batch=batch)
+        cache = torch.empty(4, 65, 1, 656, dtype=torch.uint8, device="cuda")[:, :64]
+        out = tle.sparse_mla_fwd(q, cache, idx, 0.5, kv_format="v32")
+        stats = (*batch, 8, 64)
+        assert _described(out) == [((*stats, 512), BF16, "cuda:0"),
+                                   (stats, F32, "cuda:0"), (stats, F32, "cuda:0")]
+        with pytest.raises(TypeError, match="one-byte elements"):
+            tle.sparse_mla_fwd(q, torch.empty(4, 64, 1, 656, dtype=BF16, device="cuda"),
+                               idx, 0.5, kv_format="v32")
+        given = (torch.empty(*stats, 512, dtype=BF16, device="cuda"),
+                 torch.empty(stats, dtype=F32, device="cuda"),
+                 torch.empty(stats, dtype=F32, device="cuda"))
+        assert all(a is b for a, b in zip(
+            tle.sparse_mla_fwd(q, cache, idx, 0.5, out=given, kv_format="v32"), given))
+
+
 def test_sparse_mla_fake_refusals():
     """The fake implementation refuses what the kernels refuse, with the
     same messages."""

@@ -35,7 +35,7 @@ def test_import_without_torch():
                    "print(sorted(v.name for v in tle.attention.VARIANTS))")
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:2] == [
-        "['naive', 'pipe', 'seesaw', 'seesaw_k512']",
+        "['naive', 'pipe', 'seesaw', 'seesaw_fp8', 'seesaw_k512']",
         "['fwd_d128', 'fwd_d128_causal', 'fwd_d64', 'fwd_d64_causal']"]
 
 
@@ -69,8 +69,11 @@ def test_the_wheel_carries_the_library_and_kernels():
         if variant.name.startswith("seesaw"):
             kinds += ("tensor_map",)
         assert tuple(arg.kind for arg in kernel.signature) == kinds, variant.name
-        # q and kv of the variant's d_qk, each with free strides but the last.
-        assert kernel.signature[0].sizes[-1] == kernel.signature[1].sizes[-1] == variant.d_qk
+        # q and kv of the variant's d_qk (kv of the FP8 cache: its 656-byte
+        # tokens), each with free strides but the last.
+        kv_columns = 656 if variant.kv_format == "v32" else variant.d_qk
+        assert kernel.signature[0].sizes[-1] == variant.d_qk
+        assert kernel.signature[1].sizes[-1] == kv_columns
         assert kernel.signature[1].strides == kernel.signature[2].strides == (-1, -1, -1, 1)
         with open(os.path.splitext(path)[0] + ".ptx") as f:
             assert ".target sm_90a" in f.read()

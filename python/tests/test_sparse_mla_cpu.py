@@ -31,8 +31,15 @@ def _inputs(s_q=8, s_kv=32, h=64, topk=64, noncontiguous_q=False, d_qk=576):
 
 
 def test_variants_fastest_first_with_their_limits():
-    assert [v.name for v in VARIANTS] == ["seesaw", "seesaw_k512", "pipe", "naive"]
-    assert [v.d_qk for v in VARIANTS] == [576, 512, 576, 576]
+    assert [v.name for v in VARIANTS] == ["seesaw", "seesaw_k512", "seesaw_fp8", "pipe",
+                                          "naive"]
+    assert [v.d_qk for v in VARIANTS] == [576, 512, 576, 576, 576]
+    assert [v.kv_format for v in VARIANTS] == ["bf16", "bf16", "v32", "bf16", "bf16"]
+    assert choose(128, 2048, kv_format="v32") == variant("seesaw_fp8")
+    assert variant("seesaw_fp8").refusal(64, 512) == "kv_format ('bf16') must be 'v32'"
+    with pytest.raises(ValueError, match=r"d_qk 512, kv_format 'v32' \(seesaw_fp8: d_qk "
+                                         r"\(512\) must be 576\)"):
+        choose(64, 512, 512, kv_format="v32")
     assert choose(128, 2048) == VARIANTS[0]
     assert choose(64, 512, 512) == variant("seesaw_k512")
     assert variant("naive").refusal(192, 512) is None
@@ -47,7 +54,7 @@ def test_variants_fastest_first_with_their_limits():
                                          r"seesaw_k512: d_qk \(448\) must be 512"):
         choose(64, 512, 448)
     with pytest.raises(ValueError, match="no SparseMLA variant 'flash'; the shipped "
-                                         "ones are seesaw, seesaw_k512, pipe, naive"):
+                                         "ones are seesaw, seesaw_k512, seesaw_fp8, pipe, naive"):
         variant("flash")
 
 
@@ -109,6 +116,42 @@ def test_mismatched_inputs():
         check_call(q, kv.half(), idx)
     with pytest.raises(TypeError, match="indices must be torch.int32, not torch.int64"):
         check_call(q, kv, idx.long())
+
+
+def test_fp8_cache_checks():
+    """kv_format="v32": kv is the FP8 cache [num_blocks, 64, 1, 656] of
+    one-byte elements (any block stride), shared by every batch; q has d_qk
+    576; s_kv counts every token of every block."""
+    q, _, idx = _inputs()
+    cache = torch.zeros(3, 65, 1, 656, dtype=torch.uint8)[:, :64]
+    _check(q, cache, idx, kv_format="v32")
+    if hasattr(torch, "float8_e4m3fn"):
+        _check(q, cache.view(torch.float8_e4m3fn), idx, kv_format="v32")
+    _check(q, cache.view(torch.int8), idx, kv_format="v32")
+    _check(q.unsqueeze(0).expand(2, *q.shape), cache, idx.unsqueeze(0).expand(2, *idx.shape),
+           kv_format="v32")
+    with pytest.raises(ValueError, match=r"kv_format must be one of 'bf16', 'v32', not "
+                                         r"'model1'"):
+        check_call(q, cache, idx, kv_format="model1")
+    with pytest.raises(ValueError, match=r"the FP8 cache \[num_blocks, 64, 1, 656\], not "
+                                         r"\[3, 64, 656\]"):
+        check_call(q, cache[:, :, 0], idx, kv_format="v32")
+    with pytest.raises(ValueError, match=r"the FP8 cache .*not \[3, 32, 1, 656\]"):
+        check_call(q, cache[:, :32], idx, kv_format="v32")
+    with pytest.raises(TypeError, match="one-byte elements .*not torch.bfloat16"):
+        check_call(q, torch.zeros(3, 64, 1, 656, dtype=torch.bfloat16), idx,
+                   kv_format="v32")
+    if hasattr(torch, "float8_e5m2"):
+        with pytest.raises(TypeError, match="one-byte elements .*not torch.float8_e5m2"):
+            check_call(q, cache.view(torch.float8_e5m2), idx, kv_format="v32")
+    with pytest.raises(ValueError, match="d_qk 576 with kv_format 'v32', not 512"):
+        check_call(q[..., :512], cache, idx, kv_format="v32")
+    with pytest.raises(ValueError, match="q and indices must both be 3-D"):
+        check_call(q.unsqueeze(0), cache, idx, kv_format="v32")
+    with pytest.raises(ValueError, match=r"s_kv \(2147483648\) must fit an int32"):
+        check_call(q, torch.zeros(1, 64, 1, 656, dtype=torch.uint8).expand(2 ** 25, -1, -1, -1),
+                   idx, kv_format="v32")
+    assert check_call.__defaults__[-1] == "bf16"
 
 
 def test_optional_inputs_are_checked():
@@ -334,7 +377,8 @@ def test_a_misaligned_address_is_named(monkeypatch):
 def test_calls_are_prepared_once_per_signature(monkeypatch):
     prepared = []
 
-    def prepare(self, key, q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
+    def prepare(self, key, q, kv, indices, sm_scale, d_v, attn_sink, topk_length,
+                kv_format):
         prepared.append(key)
         call = lambda *args: args[0]  # noqa: E731
         self._calls[key] = call
@@ -351,6 +395,10 @@ def test_calls_are_prepared_once_per_signature(monkeypatch):
     f(q, kv, idx, 0.5, attn_sink=torch.zeros(64))       # a sink
     f(q, kv, idx, 0.5, attn_sink=torch.zeros(64))
     assert len(prepared) == 4
+    cache = torch.zeros(1, 64, 1, 656, dtype=torch.uint8)
+    f(q, cache, idx, 0.5, kv_format="v32")              # the FP8 cache
+    f(q, cache, idx, 0.5, kv_format="v32")
+    assert len(prepared) == 5
 
 
 def _options(tle_kernel_specs=None, flashmla_peer=None):

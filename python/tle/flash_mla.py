@@ -23,6 +23,10 @@ copies q with TMA and kv rows with 16-byte cp.async). Refusals are
 ValueError and TypeError naming the rule, where FlashMLA raises
 RuntimeError.
 
+With kv_format="v32" (not FlashMLA's: its sparse prefill takes bf16 only)
+kv is DeepSeek V3.2's FP8 KV cache [num_blocks, 64, 1, 656] and indices
+are global token ids, as tle.sparse_mla_fwd takes them.
+
 Decode (FlashMLA's sparse mode of flash_mla_with_kvcache, V3.2 cache):
 get_mla_metadata() returns an empty schedule, filled at the first call
 from the shapes (as FlashMLA's FlashMLASchedMeta is), and reusable while
@@ -48,9 +52,15 @@ __all__ = ["flash_mla_sparse_fwd", "flash_mla_with_kvcache", "get_mla_metadata",
 
 
 def flash_mla_sparse_fwd(q, kv, indices, sm_scale, d_v=D_V, attn_sink=None,
-                         topk_length=None):
+                         topk_length=None, *, kv_format="bf16"):
     """Sparse attention prefill, FlashMLA's call (see the module's doc):
     returns (out, max_logits, lse)."""
+    if kv_format != "bf16":
+        if (q.dim(), indices.dim()) != (3, 3):
+            raise ValueError(f"flash_mla_sparse_fwd: q and indices must be 3-D, not "
+                             f"{q.dim()}- and {indices.dim()}-D")
+        return sparse_mla_fwd(q, kv, indices, sm_scale, d_v, attn_sink, topk_length,
+                              kv_format=kv_format)
     if (q.dim(), kv.dim(), indices.dim()) != (3, 3, 3):
         raise ValueError(f"flash_mla_sparse_fwd: q, kv and indices must be 3-D, not "
                          f"{q.dim()}-, {kv.dim()}- and {indices.dim()}-D")

@@ -5,7 +5,7 @@ SKV, or measure the CPU cost of one call (--launch-cost).
     python -m tle.bench.sparse_mla [--skv 8192,32768,...] [--impl a,b]
         [--d-qk 576|512] [--tle-kernel [NAME=]K.ptx ...] [--flashmla-peer DIR]
         [--order score|sorted] [--rounds N] [--check] [--json F] [--plot F]
-        [--launch-cost [--calls N]] [--sink] [--serving]
+        [--launch-cost [--calls N]] [--sink] [--serving] [--kv-format v32]
 
 B=1, SQ=4096, H=128, topk=2048, d_qk 576 (--d-qk 512: DeepSeek V4).
 TFLOPS = 2*B*SQ*H*topk*(d_qk+512) / time.
@@ -26,6 +26,15 @@ variant, and "flashmla", FlashMLA's sm90 kernel through a peer extension
 built on the GPU machine (bench/peers/README.md says how), found in
 --flashmla-peer or $TLE_FLASHMLA_PEER; it is left out with a note when
 absent.
+
+--kv-format v32 times DeepSeek V3.2's FP8 KV cache (tle.sparse_mla.kv_cache):
+kv is quantized into the cache, and every bf16 implementation runs on the
+cache dequantized beforehand (the conversion not timed: FlashMLA's best
+case); "tle_fp8" is tle.sparse_mla_fwd on the cache itself, and
+"flashmla_dequant" what the engines run, timed together: PyTorch
+dequantizes the context's rows (every row the indices may touch, as an
+engine's upconversion does) into a bf16 buffer, then FlashMLA. The
+references run on the dequantized cache.
 
 --launch-cost measures, instead of TFLOPS, the CPU time of one call of
 each implementation at the first SKV (tle.bench.cpu_us: perf_counter over
@@ -55,7 +64,7 @@ import torch
 
 from . import cpu_us, do_bench_ms, interleaved
 from .. import runtime as rt
-from ..sparse_mla import D_QK, D_V, VARIANTS, choose
+from ..sparse_mla import D_QK, D_V, VARIANTS, choose, kv_cache
 from ..sparse_mla.inputs import ORDERS, make_inputs
 from ..sparse_mla.kernel import SparseMLA, load
 from ..sparse_mla.reference import sparse_mla_reference
@@ -100,6 +109,35 @@ def _flashmla_impl(options):
     return flashmla
 
 
+def _tle_fp8_impl(options):
+    """tle.sparse_mla_fwd reading the V3.2 FP8 cache (--kv-format v32)."""
+    from .. import sparse_mla_fwd
+
+    def tle_fp8(q, cache, indices, sm_scale, attn_sink=None, out=None):
+        return sparse_mla_fwd(q, cache, indices, sm_scale, attn_sink=attn_sink, out=out,
+                              kv_format="v32")
+    tle_fp8.kv_format, tle_fp8.takes_outputs = "v32", True
+    return tle_fp8
+
+
+def _flashmla_dequant_impl(options):
+    """The engines' FP8 path: the context's rows of the cache dequantized
+    into bf16 by PyTorch, then FlashMLA on them."""
+    flashmla = _flashmla_impl(options)
+
+    def flashmla_dequant(q, cache, indices, sm_scale, attn_sink=None):
+        return flashmla(q, kv_cache.dequantize(cache, "v32"), indices, sm_scale, attn_sink)
+    flashmla_dequant.kv_format = "v32"
+    return flashmla_dequant
+
+
+def kv_format_of(fn):
+    """The kv an implementation takes: bf16 rows, or the FP8 cache."""
+    if isinstance(fn, SparseMLA):
+        return fn.variants[0].kv_format
+    return getattr(fn, "kv_format", "bf16")
+
+
 def _tle_kernels(options, environ=os.environ):
     """{implementation name: kernel path} of the compiled kernels named by
     --tle-kernel ([NAME=]PATH, repeatable) or $TLE_SPARSE_MLA_KERNEL."""
@@ -119,7 +157,7 @@ def _bundled(variants=VARIANTS):
     """{implementation name: loader} of the variants this package holds
     compiled, and the public call when it holds any."""
     loaders = {f"tle_{v.name}": (lambda o, v=v: SparseMLA([v]))
-               for v in variants if v.is_bundled()}
+               for v in variants if v.is_bundled() and v.kv_format == "bf16"}
     if loaders:
         loaders[PUBLIC] = _public_impl
     return loaders
@@ -133,8 +171,14 @@ IMPLEMENTATIONS = {
     "triton_naive": _triton_impl,
     "flashmla": _flashmla_impl,
 }
+# Those of --kv-format v32, which also times the bf16 ones on the
+# dequantized cache.
+FP8_IMPLEMENTATIONS = {
+    "tle_fp8": _tle_fp8_impl,
+    "flashmla_dequant": _flashmla_dequant_impl,
+}
 # The columns every compiled kernel's TFLOPS are divided by, where they ran.
-BASELINES = ("flashmla", "triton_naive")
+BASELINES = ("flashmla", "triton_naive", "flashmla_dequant")
 
 
 def flops(s_q, h_q, topk, b=1, d_qk=D_QK):
@@ -180,16 +224,17 @@ def poisoned_outputs(q, d_v=D_V):
     return out, stats, stats.clone()
 
 
-def check(fn, q, kv, idx, sm_scale, rows, attn_sink=None):
+def check(fn, q, kv, idx, sm_scale, rows, attn_sink=None, ref_kv=None):
     """Runs fn on the whole input and compares the sampled rows with the
-    fp32 reference (computed on those rows only)."""
+    fp32 reference (computed on those rows only), on `ref_kv` if given (the
+    dequantized rows of an FP8 cache kv)."""
     given = {} if attn_sink is None else {"attn_sink": attn_sink}
     if getattr(fn, "takes_outputs", False):
         given["out"] = poisoned_outputs(q)
     out, maxl, lse = fn(q, kv, idx, sm_scale, **given)
     torch.cuda.synchronize()
-    r_out, r_maxl, r_lse = sparse_mla_reference(q[rows], kv, idx[rows], sm_scale,
-                                                attn_sink=attn_sink)
+    r_out, r_maxl, r_lse = sparse_mla_reference(q[rows], kv if ref_kv is None else ref_kv,
+                                                idx[rows], sm_scale, attn_sink=attn_sink)
     res = {
         "out": _compare("out", out[rows], r_out, OUT_ATOL, OUT_RTOL),
         "lse": _compare("lse", lse[rows], r_lse, STAT_ATOL, STAT_RTOL),
@@ -204,21 +249,35 @@ def check(fn, q, kv, idx, sm_scale, rows, attn_sink=None):
     return res
 
 
-def check_inputs(fn, options, skv, q, kv, idx, sm_scale, attn_sink=None):
+def fp8_inputs(skv, q, kv, idx):
+    """(q, the dequantized cache, idx, the V3.2 FP8 cache) of make_inputs'
+    output: kv quantized into skv / 64 blocks with FlashMLA's block stride."""
+    cache = kv_cache.quantize(kv.view(skv // kv_cache.BLOCK, kv_cache.BLOCK, 1, -1), "v32")
+    return q, kv_cache.dequantize(cache, "v32"), idx, cache
+
+
+def check_inputs(fn, options, skv, q, kv, idx, sm_scale, attn_sink=None, cache=None):
     """The checks of one implementation at one SKV: the timed input (sampled
     rows) and a corrupted one (25% invalid ids of every kind, 2% empty rows,
-    non-contiguous q; every empty row checked), with `attn_sink` if given."""
+    non-contiguous q; every empty row checked), with `attn_sink` if given.
+    With `cache` (kv its dequantized rows), an implementation of the FP8
+    cache gets the cache."""
     g = torch.Generator(device="cpu").manual_seed(skv)
     rows = torch.randperm(options.sq, generator=g)[:options.check_rows].cuda()
-    clean = check(fn, q, kv, idx, sm_scale, rows, attn_sink)
+    fp8 = kv_format_of(fn) != "bf16"
+    clean = check(fn, q, cache if fp8 else kv, idx, sm_scale, rows, attn_sink, kv)
     qb, kvb, idxb = make_inputs(options.sq, skv, options.heads, options.topk,
                                 d_qk=options.d_qk, invalid_frac=0.25, empty_frac=0.02,
                                 noncontiguous_q=True, seed=skv + 1,
                                 order=options.order)
+    cacheb = None
+    if cache is not None:
+        qb, kvb, idxb, cacheb = fp8_inputs(skv, qb, kvb, idxb)
     empty = ((idxb[:, 0] < 0) | (idxb[:, 0] >= skv)).all(1).nonzero()[:, 0]
     rows_b = torch.unique(torch.cat([rows, empty]))
     return {"check_clean": clean,
-            "check_invalid": check(fn, qb, kvb, idxb, sm_scale, rows_b, attn_sink)}
+            "check_invalid": check(fn, qb, cacheb if fp8 else kvb, idxb, sm_scale, rows_b,
+                                   attn_sink, kvb)}
 
 
 def result_line(entry, checked):
@@ -239,7 +298,8 @@ def select_implementations(impl, options, environ=os.environ, variants=VARIANTS)
     (comma-separated) when given, else every implementation that is
     available (the bundled variants, compiled kernels named, the FlashMLA
     peer present)."""
-    loaders = dict(IMPLEMENTATIONS)
+    fp8 = getattr(options, "kv_format", "bf16") == "v32"
+    loaders = {**(FP8_IMPLEMENTATIONS if fp8 else {}), **IMPLEMENTATIONS}
     loaders.update(_bundled(variants))
     for name, path in _tle_kernels(options, environ).items():
         loaders[name] = lambda o, path=path: load(path)
@@ -256,9 +316,10 @@ def select_implementations(impl, options, environ=os.environ, variants=VARIANTS)
                      f"that ninja -C build tle-wheel builds), none named "
                      f"(--tle-kernel or ${KERNEL_ENV})")
     if not (getattr(options, "flashmla_peer", None) or environ.get(FLASHMLA_ENV)):
-        loaders.pop("flashmla")
-        notes.append(f"note: 'flashmla' left out: no peer (--flashmla-peer or "
-                     f"${FLASHMLA_ENV})")
+        for name in ("flashmla", "flashmla_dequant"):
+            if loaders.pop(name, None):
+                notes.append(f"note: '{name}' left out: no peer (--flashmla-peer or "
+                             f"${FLASHMLA_ENV})")
     return loaders, notes
 
 
@@ -378,6 +439,8 @@ def parse_args(argv):
                     help="pass seeded finite attn_sink values to every implementation")
     ap.add_argument("--serving", action="store_true",
                     help="time the serving shapes (SERVING_CASES) instead")
+    ap.add_argument("--kv-format", choices=("bf16", "v32"), default="bf16",
+                    help="v32: time the FP8 KV cache (see above)")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     return ap.parse_args(argv)
@@ -470,19 +533,25 @@ def run_tflops(impls, a, skvs, sm_scale, report):
     for skv in skvs:
         q, kv, idx = make_inputs(a.sq, skv, a.heads, a.topk, d_qk=a.d_qk, seed=skv,
                                  order=a.order)
+        cache = None
+        if getattr(a, "kv_format", "bf16") == "v32":
+            q, kv, idx, cache = fp8_inputs(skv, q, kv, idx)
         sink = seeded_sinks(a.heads) if getattr(a, "sink", False) else None
         given = {} if sink is None else {"attn_sink": sink}
         if skv == skvs[0]:
             report["tle_kernels"] = {n: kernel_report(f, q, kv, idx)
-                                     for n, f in impls.items() if n.startswith("tle")}
+                                     for n, f in impls.items()
+                                     if n.startswith("tle") and kv_format_of(f) == "bf16"}
         entries = {name: {"skv": skv, "impl": name} for name in impls}
         if a.check:
             for name, fn in impls.items():
                 entries[name].update(check_inputs(fn, a, skv, q, kv, idx, sm_scale,
-                                                  sink))
+                                                  sink, cache))
                 all_ok &= entries[name]["check_clean"]["ok"]
                 all_ok &= entries[name]["check_invalid"]["ok"]
-        calls = {name: functools.partial(fn, q, kv, idx, sm_scale, **given)
+        calls = {name: functools.partial(
+                     fn, q, kv if kv_format_of(fn) == "bf16" else cache, idx, sm_scale,
+                     **given)
                  for name, fn in impls.items()}
         rounds = interleaved(calls, lambda f: do_bench_ms(f, a.warmup, a.rep), a.rounds)
         for name, entry in entries.items():
@@ -491,7 +560,7 @@ def run_tflops(impls, a, skvs, sm_scale, report):
             entry["tflops"] = fl / (entry["ms"] * 1e-3) / 1e12
             report["results"].append(entry)
             print(result_line(entry, a.check), flush=True)
-        del q, kv, idx
+        del q, kv, idx, cache
         torch.cuda.empty_cache()
 
     print_table(report["results"], names, skvs)

@@ -28,17 +28,26 @@ the tensors' addresses, on PyTorch's current stream of the tensors' device,
 without waiting. Left out, attn_sink and topk_length are neutral: -inf
 sinks, and lengths past topk (every kernel clamps a row's length to topk),
 from buffers made once per device.
+
+With kv_format="v32", kv is DeepSeek V3.2's FP8 KV cache instead
+(tle.sparse_mla.kv_cache): [num_blocks, 64, 1, 656] of one-byte elements
+(uint8, int8 or float8_e4m3fn: its bytes count), any block stride (a
+multiple of 16 bytes), shared by every batch, and the indices are global
+token ids, block * 64 + offset (invalid outside [0, 64 * num_blocks)).
+The kernel dequantizes the rows it gathers; the math is the bf16 path's.
 """
 
 import os
 
 from .. import runtime as rt
-from .variants import D_QK, D_V, VARIANTS, Variant, choose
+from .variants import D_QK, D_V, KV_FORMATS, VARIANTS, Variant, choose
 
 try:
     import torch
 except ImportError as error:
     raise ImportError(f"tle's SparseMLA call needs PyTorch ({error})") from error
+
+from .kv_cache import BLOCK as KV_BLOCK, V32  # noqa: E402
 
 INT32_MAX = 2 ** 31 - 1
 # cp.async copies 16 bytes at a time.
@@ -61,6 +70,7 @@ BLOCK_H = 64
 MAX_SIGNATURES = 4096
 
 _BF16, _F32, _I32 = torch.bfloat16, torch.float32, torch.int32
+_E4M3 = getattr(torch, "float8_e4m3fn", None)
 _empty = torch.empty_strided
 
 
@@ -76,9 +86,10 @@ class Shape:
     """The sizes of a call: batch (1 when not batched), s_q, heads, s_kv,
     topk, d_qk, and whether the inputs carry the batch dimension."""
 
-    def __init__(self, batched, b, s_q, heads, s_kv, topk, d_qk=D_QK):
+    def __init__(self, batched, b, s_q, heads, s_kv, topk, d_qk=D_QK, kv_format="bf16"):
         self.batched, self.b, self.s_q = batched, b, s_q
         self.heads, self.s_kv, self.topk, self.d_qk = heads, s_kv, topk, d_qk
+        self.kv_format = kv_format
 
     def outputs(self):
         """The shapes of out and of max_logits and lse."""
@@ -120,31 +131,56 @@ def _check_optional(name, tensor, shape, dtype, expected):
         _check_tensor(name, tensor, shape, dtype, f"{expected} {dtype}")
 
 
-def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
+def _check_fp8_cache(kv, d_qk):
+    """s_kv of a V3.2 FP8 cache kv [num_blocks, 64, 1, 656] (every token
+    of every block), or the error."""
+    if kv.dim() != 4 or tuple(kv.shape[1:]) != (KV_BLOCK, 1, V32.bytes_per_token):
+        _fail(f"kv with kv_format 'v32' must be the FP8 cache [num_blocks, {KV_BLOCK}, "
+              f"1, {V32.bytes_per_token}], not {list(kv.shape)}")
+    if kv.element_size() != 1 or kv.is_floating_point() and kv.dtype != _E4M3:
+        _fail(f"kv with kv_format 'v32' must have one-byte elements (uint8, int8 or "
+              f"float8_e4m3fn), not {kv.dtype}", TypeError)
+    if d_qk != V32.d_qk:
+        _fail(f"q must have d_qk {V32.d_qk} with kv_format 'v32', not {d_qk}")
+    return kv.shape[0] * KV_BLOCK
+
+
+def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None,
+               kv_format="bf16"):
     """The Shape of a call, or a ValueError (TypeError for a dtype) for what
     no kernel takes: ranks, sizes, dtypes, devices. It reads no data and no
     address, so that it checks fake tensors (torch.compile) as it checks
     real ones; which d_qk, heads and topk a kernel takes is the variants'
     rule (choose)."""
-    ranks = (q.dim(), kv.dim(), indices.dim())
+    if kv_format not in KV_FORMATS:
+        _fail(f"kv_format must be one of {', '.join(map(repr, KV_FORMATS))}, not "
+              f"{kv_format!r}")
+    fp8 = kv_format != "bf16"
+    ranks = (q.dim(), q.dim() if fp8 else kv.dim(), indices.dim())
     if not ranks[0] == ranks[1] == ranks[2] or ranks[0] not in (3, 4):
+        if fp8:
+            _fail(f"q and indices must both be 3-D (FlashMLA's shapes) or both 4-D "
+                  f"(batched), not {ranks[0]}- and {ranks[2]}-D")
         _fail(f"q, kv and indices must all be 3-D (FlashMLA's shapes) or all 4-D "
               f"(batched), not {ranks[0]}-, {ranks[1]}- and {ranks[2]}-D")
     batched = ranks[0] == 4
     b, s_q, heads, d_qk = _batched(q, batched).shape
-    kv_b, s_kv, kv_heads, kv_d = _batched(kv, batched).shape
     if d_v != D_V:
         _fail(f"the kernels take d_v = {D_V}, not {d_v}")
-    if kv_b != b or kv_heads != 1 or kv_d != d_qk:
-        _fail(f"kv must be [s_kv, 1, {d_qk}] (q's d_qk, with q's batch), not "
-              f"{list(kv.shape)}")
+    if fp8:
+        s_kv = _check_fp8_cache(kv, d_qk)
+    else:
+        kv_b, s_kv, kv_heads, kv_d = _batched(kv, batched).shape
+        if kv_b != b or kv_heads != 1 or kv_d != d_qk:
+            _fail(f"kv must be [s_kv, 1, {d_qk}] (q's d_qk, with q's batch), not "
+                  f"{list(kv.shape)}")
     i_b, i_s_q, i_heads, topk = _batched(indices, batched).shape
     if (i_b, i_s_q, i_heads) != (b, s_q, 1):
         _fail(f"indices must be [s_q, 1, topk] with q's s_q = {s_q}, not "
               f"{list(indices.shape)}")
     if s_kv > INT32_MAX:
         _fail(f"s_kv ({s_kv}) must fit an int32")
-    for name, tensor, dtype in (("q", q, _BF16), ("kv", kv, _BF16),
+    for name, tensor, dtype in (("q", q, _BF16), ("kv", kv, kv.dtype if fp8 else _BF16),
                                 ("indices", indices, _I32)):
         if tensor.dtype != dtype:
             _fail(f"{name} must be {dtype}, not {tensor.dtype}", TypeError)
@@ -159,7 +195,7 @@ def check_call(q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
                          ("topk_length", topk_length)):
         if tensor is not None and tensor.device != device:
             _fail(f"{name} is on {tensor.device}, q on {device}")
-    return Shape(batched, b, s_q, heads, s_kv, topk, d_qk)
+    return Shape(batched, b, s_q, heads, s_kv, topk, d_qk, kv_format)
 
 
 def check_three(out):
@@ -291,7 +327,11 @@ class _Call:
             (self.stat_shape, self.stat_strides, _F32, where))
         if shape.b and shape.s_q:
             outputs = [_batched(t, shape.batched) for t in self.empty_outputs()]
-            views = [_batched(t, shape.batched) for t in (q, kv, indices)]
+            # The FP8 cache is one for every batch; its bytes are what count.
+            fp8 = shape.kv_format != "bf16"
+            views = [_batched(q, shape.batched),
+                     kv.view(torch.uint8) if fp8 else _batched(kv, shape.batched),
+                     _batched(indices, shape.batched)]
             grid = launch_grid(shape, kernel.persistent,
                                kernel.module.device.multiprocessors
                                if kernel.persistent else 0)
@@ -348,10 +388,10 @@ def _signature(t):
     return (t.shape, t.stride(), t.dtype, t.get_device())
 
 
-def _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
+def _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, kv_format):
     """What a prepared call depends on: the tensors' signatures and the
     scalars."""
-    return (q.shape, q.stride(), q.dtype, q.get_device(),
+    return (kv_format, q.shape, q.stride(), q.dtype, q.get_device(),
             kv.shape, kv.stride(), kv.dtype, kv.get_device(),
             indices.shape, indices.stride(), indices.dtype, indices.get_device(),
             sm_scale, d_v,
@@ -361,9 +401,10 @@ def _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
 
 class SparseMLA:
     """f(q, kv, indices, sm_scale, d_v=512, attn_sink=None,
-    topk_length=None, out=None) -> (out, max_logits, lse) on the first of
-    `variants` that takes the shape (see the module's doc). `out`, a tuple
-    of the three outputs, is written and returned instead of new ones."""
+    topk_length=None, out=None, kv_format="bf16") -> (out, max_logits,
+    lse) on the first of `variants` that takes the shape (see the module's
+    doc). `out`, a tuple of the three outputs, is written and returned
+    instead of new ones."""
 
     takes_outputs = True
 
@@ -375,33 +416,34 @@ class SparseMLA:
         self._calls = {}
 
     def __call__(self, q, kv, indices, sm_scale, d_v=D_V, attn_sink=None,
-                 topk_length=None, out=None):
-        key = _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+                 topk_length=None, out=None, kv_format="bf16"):
+        key = _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, kv_format)
         call = self._calls.get(key)
         if call is None:
             call = self._prepare(key, q, kv, indices, sm_scale, d_v, attn_sink,
-                                 topk_length)
+                                 topk_length, kv_format)
         return call(q, kv, indices, attn_sink, topk_length, out)
 
     def prepare(self, q, kv, indices, sm_scale, d_v=D_V, attn_sink=None,
-                topk_length=None):
+                topk_length=None, kv_format="bf16"):
         """The prepared call of these tensors' signature, the one a call of
         this object makes (and keeps): its `plan` (rt.LaunchPlan, None for
         an empty problem), `launch`, `device`, the outputs' shapes
         (`out_shape`, `stat_shape`) and `empty_outputs()`. For probes and
         benchmarks that time the parts of a call; a call with `out=` is the
         way to reuse outputs."""
-        key = _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+        key = _key(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, kv_format)
         call = self._calls.get(key)
         if call is None:
             call = self._prepare(key, q, kv, indices, sm_scale, d_v, attn_sink,
-                                 topk_length)
+                                 topk_length, kv_format)
         return call
 
-    def variant_for(self, q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None):
+    def variant_for(self, q, kv, indices, d_v=D_V, attn_sink=None, topk_length=None,
+                    kv_format="bf16"):
         """The variant a call with these tensors runs on."""
-        shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
-        return choose(shape.heads, shape.topk, shape.d_qk, self.variants)
+        shape = check_call(q, kv, indices, d_v, attn_sink, topk_length, kv_format)
+        return choose(shape.heads, shape.topk, shape.d_qk, self.variants, kv_format)
 
     def kernel(self, variant, index, load=load_kernel):
         """`variant`'s kernel on device `index`, loaded at its first use (by
@@ -415,9 +457,10 @@ class SparseMLA:
             self._kernels[key] = load(variant, index)
         return self._kernels[key]
 
-    def _prepare(self, key, q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
-        shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
-        variant = choose(shape.heads, shape.topk, shape.d_qk, self.variants)
+    def _prepare(self, key, q, kv, indices, sm_scale, d_v, attn_sink, topk_length,
+                 kv_format):
+        shape = check_call(q, kv, indices, d_v, attn_sink, topk_length, kv_format)
+        variant = choose(shape.heads, shape.topk, shape.d_qk, self.variants, kv_format)
         if isinstance(sm_scale, bool) or not isinstance(sm_scale, (int, float)):
             _fail(f"sm_scale must be a Python float, not {type(sm_scale).__name__}",
                   TypeError)

@@ -27,7 +27,7 @@ _compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or 
 
 
 def sparse_mla_fwd(q, kv, indices, sm_scale, d_v=D_V, attn_sink=None, topk_length=None,
-                   out=None):
+                   out=None, kv_format="bf16"):
     """Sparse MLA prefill, as FlashMLA's flash_mla_sparse_fwd.
 
     q [s_q, h_q, d_qk] bf16, kv [s_kv, 1, d_qk] bf16 (d_qk 576, DeepSeek
@@ -40,6 +40,14 @@ def sparse_mla_fwd(q, kv, indices, sm_scale, d_v=D_V, attn_sink=None, topk_lengt
     (topk_length [B, s_q]) gives batched outputs. `out`, a tuple (out,
     max_logits, lse) of contiguous tensors of those shapes and dtypes on
     q's device, is written and returned instead of new tensors.
+
+    kv_format="v32" takes kv as DeepSeek V3.2's FP8 KV cache
+    (tle.sparse_mla.kv_cache; FlashMLA's tests/quant.py defines the
+    layout): [num_blocks, 64, 1, 656] of one-byte elements, any block
+    stride, one cache for every batch, with indices global token ids
+    (block * 64 + offset; ids < 0 or >= 64 * num_blocks are skipped). The
+    kernel dequantizes the rows it gathers and computes as with bf16 kv
+    (d_qk 576).
 
     q, kv and indices may be views (rows of a larger buffer): the last
     dimension contiguous, every other stride a multiple of 16 bytes.
@@ -56,33 +64,35 @@ def sparse_mla_fwd(q, kv, indices, sm_scale, d_v=D_V, attn_sink=None, topk_lengt
                 f"needs torch >= 2.4 (torch.library.custom_op); this is torch "
                 f"{torch.__version__}")
         if out is None:
-            return _OPERATOR(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+            return _OPERATOR(q, kv, indices, sm_scale, d_v, attn_sink, topk_length,
+                             kv_format)
         check_three(out)
-        _OUT_OPERATOR(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, *out)
+        _OUT_OPERATOR(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, *out,
+                      kv_format)
         return tuple(out)
-    return _FORWARD(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, out)
+    return _FORWARD(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, out, kv_format)
 
 
 # The benchmark's checks may hand it outputs to poison (tle.bench.sparse_mla).
 sparse_mla_fwd.takes_outputs = True
 
 
-def _output_shapes(q, kv, indices, d_v, attn_sink, topk_length):
-    shape = check_call(q, kv, indices, d_v, attn_sink, topk_length)
-    choose(shape.heads, shape.topk, shape.d_qk)
+def _output_shapes(q, kv, indices, d_v, attn_sink, topk_length, kv_format):
+    shape = check_call(q, kv, indices, d_v, attn_sink, topk_length, kv_format)
+    choose(shape.heads, shape.topk, shape.d_qk, kv_format=kv_format)
     return shape.outputs()
 
 
-def _fake(q, kv, indices, sm_scale, d_v, attn_sink, topk_length):
-    out, stats = _output_shapes(q, kv, indices, d_v, attn_sink, topk_length)
+def _fake(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, kv_format="bf16"):
+    out, stats = _output_shapes(q, kv, indices, d_v, attn_sink, topk_length, kv_format)
     return (q.new_empty(out, dtype=torch.bfloat16),
             q.new_empty(stats, dtype=torch.float32),
             q.new_empty(stats, dtype=torch.float32))
 
 
 def _fake_out(q, kv, indices, sm_scale, d_v, attn_sink, topk_length, out, max_logits,
-              lse):
-    shapes = _output_shapes(q, kv, indices, d_v, attn_sink, topk_length)
+              lse, kv_format="bf16"):
+    shapes = _output_shapes(q, kv, indices, d_v, attn_sink, topk_length, kv_format)
     check_outputs((out, max_logits, lse), *shapes, q.device)
 
 
@@ -93,9 +103,10 @@ if hasattr(torch.library, "custom_op"):
     @torch.library.custom_op("tle::sparse_mla_fwd", mutates_args=(), device_types="cuda")
     def _sparse_mla_fwd(q: torch.Tensor, kv: torch.Tensor, indices: torch.Tensor,
                         sm_scale: float, d_v: int, attn_sink: Optional[torch.Tensor],
-                        topk_length: Optional[torch.Tensor]
+                        topk_length: Optional[torch.Tensor], kv_format: str = "bf16"
                         ) -> Tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        return _FORWARD(q, kv, indices, sm_scale, d_v, attn_sink, topk_length)
+        return _FORWARD(q, kv, indices, sm_scale, d_v, attn_sink, topk_length,
+                        kv_format=kv_format)
 
     _sparse_mla_fwd.register_fake(_fake)
     _OPERATOR = torch.ops.tle.sparse_mla_fwd.default
@@ -106,9 +117,10 @@ if hasattr(torch.library, "custom_op"):
     def _sparse_mla_fwd_out(q: torch.Tensor, kv: torch.Tensor, indices: torch.Tensor,
                             sm_scale: float, d_v: int, attn_sink: Optional[torch.Tensor],
                             topk_length: Optional[torch.Tensor], out: torch.Tensor,
-                            max_logits: torch.Tensor, lse: torch.Tensor) -> None:
+                            max_logits: torch.Tensor, lse: torch.Tensor,
+                            kv_format: str = "bf16") -> None:
         _FORWARD(q, kv, indices, sm_scale, d_v, attn_sink, topk_length,
-                 (out, max_logits, lse))
+                 (out, max_logits, lse), kv_format)
 
     _sparse_mla_fwd_out.register_fake(_fake_out)
     _OUT_OPERATOR = torch.ops.tle.sparse_mla_fwd_out.default

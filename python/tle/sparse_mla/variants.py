@@ -11,7 +11,10 @@ kernel's limits beyond those every variant shares (d_v 512, bf16 q and kv,
 int32 indices, CUDA, 16-byte alignment): the columns of q and kv it takes
 (`d_qk`: 576, DeepSeek V3.2, or 512, V4), and the number of heads and topk
 must be positive multiples of `heads_multiple` (heads per CTA) and
-multiples of `topk_multiple` (KV rows per tile, or per pair of tiles).
+multiples of `topk_multiple` (KV rows per tile, or per pair of tiles);
+`kv_format` (left out: "bf16") is how it takes kv: bf16 rows, or "v32",
+DeepSeek V3.2's FP8 KV cache (tle.sparse_mla.kv_cache), which it
+dequantizes as it gathers.
 
 The order is speed on the H200, fastest first, as `python -m
 tle.bench.sparse_mla` measures the variants side by side (bench/CURRENT.md
@@ -27,6 +30,8 @@ from typing import NamedTuple, Optional
 # of V4 ("MODEL1": 448 NoPE and 64 RoPE columns, all of them V); d_v.
 D_QK, D_QK_V4, D_V = 576, 512, 512
 HERE = os.path.dirname(os.path.abspath(__file__))
+# How kv is stored: bf16 rows of d_qk, or V3.2's FP8 cache.
+KV_FORMATS = ("bf16", "v32")
 # Where the build puts the compiled kernels, inside the package.
 KERNELS = os.path.join(HERE, "kernels")
 
@@ -43,10 +48,14 @@ class Variant(NamedTuple):
     # A compiled kernel elsewhere (.ptx or .cubin, its .json beside it), as
     # the benchmark's --tle-kernel gives; None for the bundled one.
     path: Optional[str] = None
+    kv_format: str = "bf16"
 
-    def refusal(self, heads, topk, d_qk=D_QK):
+    def refusal(self, heads, topk, d_qk=D_QK, kv_format="bf16"):
         """Why this variant cannot take `heads` heads, `topk` indices per
-        row and q and kv of `d_qk` columns, or None if it can."""
+        row, q and kv of `d_qk` columns and kv in `kv_format`, or None if
+        it can."""
+        if kv_format != self.kv_format:
+            return f"kv_format ({kv_format!r}) must be {self.kv_format!r}"
         if d_qk != self.d_qk:
             return f"d_qk ({d_qk}) must be {self.d_qk}"
         if heads <= 0 or heads % self.heads_multiple:
@@ -106,14 +115,16 @@ def variant(name):
                      f"{', '.join(v.name for v in VARIANTS)}")
 
 
-def choose(heads, topk, d_qk=D_QK, variants=VARIANTS):
-    """The first of `variants` that takes `heads`, `topk` and `d_qk`; a
-    ValueError that gives each one's reason when none does."""
+def choose(heads, topk, d_qk=D_QK, variants=VARIANTS, kv_format="bf16"):
+    """The first of `variants` that takes `heads`, `topk`, `d_qk` and
+    `kv_format`; a ValueError that gives each one's reason when none does."""
     reasons = []
-    for v in variants:
-        reason = v.refusal(heads, topk, d_qk)
+    # A variant of another kv format has nothing to say about this call.
+    for v in (v for v in variants if v.kv_format == kv_format):
+        reason = v.refusal(heads, topk, d_qk, kv_format)
         if reason is None:
             return v
         reasons.append(f"{v.name}: {reason}")
+    what = "" if kv_format == "bf16" else f", kv_format {kv_format!r}"
     raise ValueError(f"tle sparse_mla: no kernel takes {heads} heads, topk {topk} "
-                     f"and d_qk {d_qk} ({'; '.join(reasons)})")
+                     f"and d_qk {d_qk}{what} ({'; '.join(reasons)})")

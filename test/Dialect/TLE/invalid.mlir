@@ -1722,3 +1722,63 @@ func.func @persistent_on_an_op(%a: index) {
   %b = arith.addi %a, %a {tle.persistent} : index
   return
 }
+
+// -----
+
+func.func @gather_rows_fp8(%cache: memref<?x64x576xi8>) {
+  %ids = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  %dst = tle.shared_alloc : memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.gather_rows_fp8' op reads a v32 cache as a global memref<?x64x656xi8> (blocks, tokens, bytes), got 'memref<?x64x576xi8>'}}
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %dst format = v32 columns = 0 : memref<?x64x576xi8>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @gather_rows_fp8(%cache: memref<?x64x656xi8>) {
+  %ids = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  %dst = tle.shared_alloc : memref<64x256xf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.gather_rows_fp8' op writes a statically shaped 2-D shared-memory tile of bf16, got 'memref<64x256xf16, #tle.shared<swizzle = 128>>'}}
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %dst format = v32 columns = 0 : memref<?x64x656xi8>, memref<64x256xf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @gather_rows_fp8(%cache: memref<?x64x656xi8>) {
+  %ids = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  %dst = tle.shared_alloc : memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.gather_rows_fp8' op columns [384, 640) must lie in the fp8 columns [0, 512) 16-aligned or in the rope columns [512, 576) 8-aligned}}
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %dst format = v32 columns = 384 : memref<?x64x656xi8>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @gather_rows_fp8(%cache: memref<?x64x656xi8>) {
+  %ids = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  %dst = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.gather_rows_fp8' op columns [8, 72) must lie in the fp8 columns}}
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %dst format = v32 columns = 8 : memref<?x64x656xi8>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @gather_rows_fp8(%cache: memref<?x64x656xi8>) {
+  %ids = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  %dst = tle.shared_alloc : memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.gather_rows_fp8' op prefetches 64, 128 or 256 bytes into L2, not 32}}
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %dst format = v32 columns = 0 l2_prefetch = 32 : memref<?x64x656xi8>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @gather_rows_fp8(%cache: memref<?x64x656xi8>) {
+  %ids = tle.iota dim 0 : tensor<32xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  %dst = tle.shared_alloc : memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  // expected-error @+1 {{'tle.gather_rows_fp8' op indices must be 'tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>', got 'tensor<32xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>'}}
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<32xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %dst format = v32 columns = 0 : memref<?x64x656xi8>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  return
+}

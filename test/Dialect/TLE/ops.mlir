@@ -305,6 +305,18 @@ func.func @splat_iota_gather(%x: f32, %src: memref<?x576xbf16>, %first: index) {
   return
 }
 
+// CHECK-LABEL: func.func @gather_rows_fp8
+// CHECK: tle.gather_rows_fp8 %{{.*}} rows(%{{.*}} : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %{{.*}} format = v32 columns = 256 : memref<?x64x656xi8, strided<[?, 656, 1]>>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+// CHECK: tle.gather_rows_fp8 %{{.*}} rows(%{{.*}} : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %{{.*}} format = v32 columns = 512 l2_prefetch = 256 evict = evict_last : memref<?x64x656xi8, strided<[?, 656, 1]>>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
+func.func @gather_rows_fp8(%cache: memref<?x64x656xi8, strided<[?, 656, 1]>>) {
+  %ids = tle.iota dim 0 : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>
+  %half = tle.shared_alloc : memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  %tail = tle.shared_alloc : memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %half format = v32 columns = 256 : memref<?x64x656xi8, strided<[?, 656, 1]>>, memref<64x256xbf16, #tle.shared<swizzle = 128>>
+  tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #tle.blocked<per_thread = [1], threads = [32], warps = [1]>>) into %tail format = v32 columns = 512 l2_prefetch = 256 evict = evict_last : memref<?x64x656xi8, strided<[?, 656, 1]>>, memref<64x64xbf16, #tle.shared<swizzle = 128>>
+  return
+}
+
 // CHECK-LABEL: func.func @token_forms
 func.func @token_forms() {
   // CHECK: %turn01 = tle.token "turn01" from "wg0" to "wg1"

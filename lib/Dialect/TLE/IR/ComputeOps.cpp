@@ -9,6 +9,7 @@
 #include "tle/Dialect/TLE/IR/SwizzledViews.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 #include "tle/Support/Hopper.h"
+#include "tle/Support/KVCacheFormat.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -555,6 +556,20 @@ LogicalResult TMAStoreOp::verify() {
 // tle.gather_rows
 //===----------------------------------------------------------------------===//
 
+/// That `tensor` holds `rows` i32 indices, lane l of a warp rows l, l + 32,
+/// ...: what the gathers take in registers.
+static LogicalResult verifyLaneIndices(Operation *op, RankedTensorType tensor,
+                                       int64_t rows, StringRef rule) {
+  MLIRContext *ctx = op->getContext();
+  auto lanes = BlockedLayoutAttr::get(ctx, {1}, {hopper::kWarpSize}, {1});
+  if (tensor.getRank() == 1 && tensor.getEncoding() == lanes &&
+      tensor.getElementType().isInteger(32) && tensor.getDimSize(0) == rows)
+    return success();
+  return op->emitOpError(rule)
+         << RankedTensorType::get({rows}, IntegerType::get(ctx, 32), lanes)
+         << ", got " << tensor;
+}
+
 LogicalResult GatherRowsOp::verify() {
   MemRefType source = getSource().getType();
   MemRefType dest = getDestination().getType();
@@ -594,15 +609,9 @@ LogicalResult GatherRowsOp::verify() {
     return failure();
   if (auto tensor = dyn_cast_if_present<RankedTensorType>(
           getIndices() ? getIndices().getType() : Type())) {
-    auto lanes =
-        BlockedLayoutAttr::get(getContext(), {1}, {hopper::kWarpSize}, {1});
-    if (tensor.getRank() != 1 || tensor.getEncoding() != lanes ||
-        !tensor.getElementType().isInteger(32) ||
-        tensor.getDimSize(0) != dest.getDimSize(0))
-      return emitOpError("indices in registers must be ")
-             << RankedTensorType::get({dest.getDimSize(0)},
-                                      IntegerType::get(getContext(), 32), lanes)
-             << ", got " << tensor;
+    if (failed(verifyLaneIndices(*this, tensor, dest.getDimSize(0),
+                                 "indices in registers must be ")))
+      return failure();
   } else if (Value indices = getIndices()) {
     auto type = cast<MemRefType>(indices.getType());
     if (type.getRank() != 1 || !type.getElementType().isInteger(32) ||
@@ -614,4 +623,45 @@ LogicalResult GatherRowsOp::verify() {
                                  << dest.getDimSize(0) << " rows";
   }
   return success();
+}
+
+LogicalResult GatherRowsFp8Op::verify() {
+  namespace v32 = ::tle::kv_cache::v32;
+  MemRefType cache = getCache().getType();
+  MemRefType dest = getDestination().getType();
+  if (std::optional<uint64_t> prefetch = getL2Prefetch();
+      prefetch && *prefetch != 64 && *prefetch != 128 && *prefetch != 256)
+    return emitOpError("prefetches 64, 128 or 256 bytes into L2, not ")
+           << *prefetch;
+  if (isSharedMemorySpace(cache.getMemorySpace()) || cache.getRank() != 3 ||
+      !cache.getElementType().isInteger(8) ||
+      cache.getDimSize(1) != ::tle::kv_cache::kBlockTokens ||
+      cache.getDimSize(2) != v32::kTokenBytes)
+    return emitOpError("reads a v32 cache as a global memref<?x")
+           << ::tle::kv_cache::kBlockTokens << "x" << v32::kTokenBytes
+           << "xi8> (blocks, tokens, bytes), got " << cache;
+  if (cache.getStridesAndOffset().first.back() != 1)
+    return emitOpError("needs the cache's bytes with unit stride");
+  if (!isSharedMemorySpace(dest.getMemorySpace()) || dest.getRank() != 2 ||
+      !dest.hasStaticShape() || !dest.getElementType().isBF16())
+    return emitOpError("writes a statically shaped 2-D shared-memory tile of "
+                       "bf16, got ")
+           << dest;
+  int64_t first = getFirstColumn(), width = dest.getDimSize(1);
+  bool fp8 = first >= 0 && first % 16 == 0 && width % 16 == 0 &&
+             first + width <= v32::kFp8Columns;
+  bool rope = first >= v32::kFp8Columns && first % 8 == 0 && width % 8 == 0 &&
+              first + width <= v32::kColumns;
+  if (!fp8 && !rope)
+    return emitOpError("columns [")
+           << first << ", " << first + width
+           << ") must lie in the fp8 columns [0, " << v32::kFp8Columns
+           << ") 16-aligned or in the rope columns [" << v32::kFp8Columns
+           << ", " << v32::kColumns << ") 8-aligned";
+  if (getSwizzleBytes(dest) != 0 &&
+      failed(verifySwizzledTile(*this, getDestination(), "the destination")))
+    return failure();
+  return verifyLaneIndices(*this,
+                           cast<RankedTensorType>(getIndices().getType()),
+                           dest.getDimSize(0), "indices must be ");
 }

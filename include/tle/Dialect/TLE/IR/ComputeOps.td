@@ -124,6 +124,18 @@ def TLE_EvictionPolicyAttr
   let assemblyFormat = "$value";
 }
 
+def TLE_KVCacheFormat : I32EnumAttr<"KVCacheFormat",
+    "how a token of an FP8 KV cache is stored", [
+    I32EnumAttrCase<"V32", 0, "v32">]> {
+  let cppNamespace = "::mlir::tle";
+  let genSpecializedAttr = 0;
+}
+
+def TLE_KVCacheFormatAttr
+    : EnumAttr<TLE_Dialect, TLE_KVCacheFormat, "kv_cache_format"> {
+  let assemblyFormat = "$value";
+}
+
 def TLE_WgmmaOp : TLE_Op<"wgmma", [AllTypesMatch<["acc", "result"]>,
                                    MemoryEffects<[MemRead]>]> {
   let summary = "Warp-group matrix multiply-accumulate on the tensor cores";
@@ -488,6 +500,60 @@ def TLE_GatherRowsOp : TLE_Op<"gather_rows", [AttrSizedOperandSegments]> {
     `into` $destination (`l2_prefetch` `=` $l2Prefetch^)?
     (`evict` `=` $eviction^)? attr-dict `:` type($source) `,`
     type($destination)
+  }];
+  let hasVerifier = 1;
+}
+
+def TLE_GatherRowsFp8Op : TLE_Op<"gather_rows_fp8"> {
+  let summary = "Gathers tokens of an FP8 KV cache into a bf16 shared-memory tile";
+  let description = [{
+    Reads the tokens of `cache`, a paged FP8 KV cache in the layout
+    `format`, that `indices` names, and writes them dequantized to bf16
+    into `destination`, a `[n, w]` shared-memory tile (row-major or
+    `#tle.shared`): row `i` holds bf16 columns `[first_column,
+    first_column + w)` of the 576 of token `indices[i]`. `cache` is the
+    cache's bytes as `[blocks, 64, bytes per token]` (i8, any block
+    stride: FlashMLA pads each block); a token id is `block * 64 +
+    offset`, and an id outside `[0, 64 * blocks)` gives a row of zeros
+    without forming an address from it.
+
+    `format = v32` is DeepSeek V3.2's layout (FlashMLA's tests/quant.py,
+    656 bytes a token): 512 float8_e4m3fn values in 4 tiles of 128
+    columns, one f32 scale a tile, then the 64 rope columns as bf16. A
+    value is its fp8 times its tile's scale (exact in bf16: the scales are
+    powers of two); the rope columns are copied. The window lies in the
+    fp8 columns (16-column aligned) or in the rope columns (8-column
+    aligned).
+
+    `indices` is a tensor of i32 in registers, laid out as
+    `#tle.blocked<per_thread = [1], threads = [32], warps = [1]>` (lane
+    `l` holds rows `l`, `l + 32`, ...), as tle.gather_rows takes it. Every
+    thread loads 16 bytes at a time with `ld.global.nc` and stores with
+    ordinary shared-memory stores: unlike tle.gather_rows the op is
+    complete when it returns, and in a pipe slot the writer arrives per
+    thread and fences for the tensor cores (the compiler derives both).
+    `l2_prefetch` and `evict` are tle.gather_rows's cache hints.
+
+    ```mlir
+    tle.gather_rows_fp8 %cache rows(%ids : tensor<64xi32, #lanes>)
+        into %slot format = v32 columns = 256 l2_prefetch = 256
+        evict = evict_last
+        : memref<?x64x656xi8, strided<[?, 656, 1], offset: ?>>,
+          memref<64x256xbf16, #tle.shared<swizzle = 128>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$cache,
+                       TLE_DistributedTensor:$indices,
+                       Arg<TLE_SharedMemRef, "", [MemWrite]>:$destination,
+                       TLE_KVCacheFormatAttr:$format,
+                       I64Attr:$firstColumn,
+                       OptionalAttr<I64Attr>:$l2Prefetch,
+                       OptionalAttr<TLE_EvictionPolicyAttr>:$eviction);
+  let assemblyFormat = [{
+    $cache `rows` `(` $indices `:` type($indices) `)` `into` $destination
+    `format` `=` $format `columns` `=` $firstColumn
+    (`l2_prefetch` `=` $l2Prefetch^)? (`evict` `=` $eviction^)? attr-dict
+    `:` type($cache) `,` type($destination)
   }];
   let hasVerifier = 1;
 }

@@ -100,9 +100,10 @@ struct TLEDistributeTensorsPass
                return converter.isLegal(&region);
              });
     });
-    target.addIllegalOp<GatherRowsOp, IotaOp, SplatOp, WgmmaOp, WgmmaWaitOp,
-                        ReduceOp, BroadcastOp, ScaleOp, ConvertLayoutOp,
-                        LocalLoadOp, LocalStoreOp, LoadOp, StoreOp>();
+    target.addIllegalOp<GatherRowsOp, GatherRowsFp8Op, IotaOp, SplatOp, WgmmaOp,
+                        WgmmaWaitOp, ReduceOp, BroadcastOp, ScaleOp,
+                        ConvertLayoutOp, LocalLoadOp, LocalStoreOp, LoadOp,
+                        StoreOp>();
     target.addDynamicallyLegalOp<TMALoadOp>(isLegalTMALoad);
     target.addDynamicallyLegalOp<TMAStoreOp>(isLegalTMAStore);
     RewritePatternSet patterns(context);
@@ -112,6 +113,7 @@ struct TLEDistributeTensorsPass
     populateConvertLayoutPatterns(converter, patterns);
     populateLoadStorePatterns(converter, patterns);
     populateGatherRowsPatterns(converter, patterns);
+    populateGatherRowsFp8Patterns(converter, patterns);
     populateTMAPatterns(converter, patterns);
     scf::populateSCFStructuralTypeConversions(converter, patterns);
     if (failed(applyPartialConversion(getOperation(), target,

@@ -105,9 +105,8 @@ static std::optional<GatherTiling> planTiling(const Gather &g,
   return std::nullopt;
 }
 
-/// The createpolicy of `eviction` for every line a copy touches.
-static Value emitCachePolicy(OpBuilder &b, Location loc,
-                             EvictionPolicy eviction) {
+Value distribute::emitCachePolicy(OpBuilder &b, Location loc,
+                                  EvictionPolicy eviction) {
   std::string assembly =
       ("createpolicy.fractional.L2::" + stringifyEvictionPolicy(eviction) +
        ".b64 $0, 1.0;")
@@ -190,9 +189,8 @@ static SmallVector<Value> loadRowIndices(OpBuilder &b, Location loc,
   return rowIndices;
 }
 
-/// The index that lane `lane` (an i32) of the warp holds in `held`.
-static Value emitShuffledIndex(OpBuilder &b, Location loc, Value held,
-                               Value lane) {
+Value distribute::emitShuffledIndex(OpBuilder &b, Location loc, Value held,
+                                    Value lane) {
   Type i32 = b.getI32Type();
   return gpu::ShuffleOp::create(
              b, loc, i32, b.getI1Type(), held, lane,

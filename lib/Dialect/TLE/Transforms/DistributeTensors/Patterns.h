@@ -45,6 +45,9 @@ void populateLoadStorePatterns(const TypeConverter &converter,
 /// tle.gather_rows.
 void populateGatherRowsPatterns(const TypeConverter &converter,
                                 RewritePatternSet &patterns);
+/// tle.gather_rows_fp8.
+void populateGatherRowsFp8Patterns(const TypeConverter &converter,
+                                   RewritePatternSet &patterns);
 /// tle.tma_load and tle.tma_store on a view of a swizzled tile (lowered
 /// later, by convert-tle-to-nvvm): the tile's start corrected; and
 /// tle.tma_store expanded around its issued form (TMA.cpp).
@@ -129,6 +132,16 @@ Value getAsyncCopyDestination(OpBuilder &b, Location loc, Value address,
 Value emitSwizzledLinearOffset(OpBuilder &b, Location loc, Value row, Value col,
                                int64_t rows, int64_t swizzle,
                                int64_t elementBytes);
+
+//===----------------------------------------------------------------------===//
+// Gathers (GatherRows.cpp)
+//===----------------------------------------------------------------------===//
+
+/// The createpolicy of `eviction` for every line a copy touches.
+Value emitCachePolicy(OpBuilder &b, Location loc, EvictionPolicy eviction);
+
+/// The index that lane `lane` (an i32) of the warp holds in `held`.
+Value emitShuffledIndex(OpBuilder &b, Location loc, Value held, Value lane);
 
 //===----------------------------------------------------------------------===//
 // Tile loads and stores (LoadStore.cpp)

@@ -55,6 +55,7 @@ GENERATED = {
     "seesaw_k512.mlir": Params(512),
     "seesaw_decode.mlir": Params(576, split=True),
     "seesaw_fp8.mlir": Params(576, kv_format="v32"),
+    "seesaw_decode_fp8.mlir": Params(576, split=True, kv_format="v32"),
 }
 # The halves of a pair in the order the gather's pair loop fills them.
 FILL_ORDERS = {
@@ -71,8 +72,12 @@ FIRST_PAIR = ("k0r", "k1l", "k0l", "k1r")
 NEXT_IDS_BEFORE = {"k0-first": None, "flashmla": "k1l"}
 
 BYTES = {"bf16": 2, "f32": 4}
-# The fence.proxy.async in the PTX of a kernel with the FP8 gather.
-FP8_FENCES = 16
+# The fence.proxy.async in a kernel's PTX (its FENCES line): the readers'
+# 12 (or, with the FP8 gather, the writer's and Q's 10), the 4 after
+# storing P0 and P1, and the 2 of the TMA stores that the split kernel has
+# not.
+def fences(params):
+    return (10 if params.kv_format == "v32" else 12) + 4 + (0 if params.split else 2)
 
 
 class Buffer(NamedTuple):
@@ -183,7 +188,7 @@ class Kernel:
         return dict(
             d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512")
             + ("_decode" if self.params.split else "")
-            + ("_fp8" if fp8 else ""), fences=FP8_FENCES,
+            + ("_fp8" if fp8 else ""), fences=fences(self.params),
             q_views=q_views, q_types=self.slot_types("q"),
             k0r_views="%v0r, %t0" if self.tail else "%v0r",
             k0r_types=self.slot_types("k0r"),

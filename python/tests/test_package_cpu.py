@@ -77,10 +77,11 @@ def test_the_wheel_carries_the_library_and_kernels():
         assert kernel.signature[1].strides == kernel.signature[2].strides == (-1, -1, -1, 1)
         with open(os.path.splitext(path)[0] + ".ptx") as f:
             assert ".target sm_90a" in f.read()
-    # The decode kernels (decode_kernels.json): the split kernel's q, kv,
-    # indices, o_acc, lse_acc, sm_scale, topk_length; the combine's o_acc,
-    # lse_acc, attn_sink, out, lse.
-    decode_kinds = {"seesaw_decode": ("memref",) * 5 + ("f32", "memref"),
+    # The decode kernels (decode_kernels.json): the split kernels' q, kv
+    # (bf16 rows or the FP8 cache), indices, o_acc, lse_acc, sm_scale,
+    # topk_length; the combine's o_acc, lse_acc, attn_sink, out, lse.
+    split_kinds = ("memref",) * 5 + ("f32", "memref")
+    decode_kinds = {"seesaw_decode": split_kinds, "seesaw_decode_fp8": split_kinds,
                     "combine": ("memref",) * 5}
     with open(os.path.join(os.path.dirname(tle.sparse_mla.variants.__file__),
                            "decode_kernels.json")) as f:
@@ -90,6 +91,9 @@ def test_the_wheel_carries_the_library_and_kernels():
         path = tle.sparse_mla.Variant(name, 576, 64, 64).kernel_file()
         kernel = rt.Metadata(os.path.splitext(path)[0] + ".json").kernel()
         assert tuple(arg.kind for arg in kernel.signature) == decode_kinds[name], name
+        if name.startswith("seesaw_decode"):
+            kv_columns = 656 if name.endswith("_fp8") else 576
+            assert kernel.signature[1].sizes[-1] == kv_columns, name
     # q, k, v and out as tensor maps, lse, sm_scale, S_k, H_kv.
     for variant in tle.attention.VARIANTS:
         path = variant.kernel_file()

@@ -10,9 +10,10 @@ indices, through the peer folder, bench/peers/README.md), in one process.
 For each case it checks TLE's public call against the fp32 reference on
 the dequantized cache, then times, in rotated rounds (tle.bench.interleaved)
 with do_bench medians: `tle` (the public call, tle.sparse_mla_decode with
-its schedule made once), `tle-kernels` (the kernels alone on rows already
-dequantized), `tle-rows` (the interim PyTorch gather and dequantization
-alone) and `flashmla` (its call with the metadata reused, as engines do).
+its schedule made once: its kernels read the FP8 cache), `tle-kernels`
+(the bf16 kernels on rows dequantized beforehand, compact_rows),
+`tle-rows` (that PyTorch gather and dequantization alone) and `flashmla`
+(its call with the metadata reused, as engines do).
 TFLOPS = 2 b s_q h_q topk (576 + 512) / time (SPARSE_MLA.md; invalid
 slots counted). It also measures the CPU time of one call of `tle`,
 `tle-kernels` and `flashmla` (tle.bench.cpu_us). Ids: topk distinct random tokens of the
@@ -138,7 +139,7 @@ def parse_args(argv):
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--warmup-ms", type=int, default=25)
     ap.add_argument("--rep-ms", type=int, default=100)
-    # A call of tle enqueues about 15 kernels (the interim rows' and its
+    # A call of tle-kernels enqueues about 15 kernels (compact_rows' and its
     # own): 50 calls stay below the launch queue's depth, so that the CPU
     # never waits for the GPU inside the timing.
     ap.add_argument("--calls", type=int, default=50, help="calls per CPU-cost round")
@@ -154,9 +155,9 @@ def main(argv=None):
     report = {"command": "python -m tle.bench.sparse_mla_decode " + " ".join(argv),
               "flashmla": peer is not None, "cases": []}
     print("| b | s_q | h_q | topk | splits | ok | tle us | kernels us | rows us | "
-          "flashmla us | flashmla / kernels | tle cpu us | kernels cpu us | "
+          "flashmla us | flashmla / tle | flashmla / kernels | tle cpu us | kernels cpu us | "
           "flashmla cpu us |")
-    print("|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for topk in a.topk:
         for b in a.batches:
             for s_q in a.s_q:
@@ -168,7 +169,8 @@ def main(argv=None):
                     fm = us.get("flashmla", float("nan"))
                     print(f"| {b} | {s_q} | {h_q} | {topk} | {e['splits']} | "
                           f"{e['check']['ok']} | {us['tle']:.1f} | {us['tle-kernels']:.1f} | "
-                          f"{us['tle-rows']:.1f} | {fm:.1f} | {fm / us['tle-kernels']:.2f} | "
+                          f"{us['tle-rows']:.1f} | {fm:.1f} | {fm / us['tle']:.2f} | "
+                          f"{fm / us['tle-kernels']:.2f} | "
                           f"{cpu['tle']:.1f} | {cpu['tle-kernels']:.1f} | "
                           f"{cpu.get('flashmla', float('nan')):.1f} |",
                           flush=True)

@@ -10,15 +10,16 @@ it.
 
 A call runs, on PyTorch's current stream:
 
-1. the rows: every touched token of the FP8 cache is dequantized into a
-   compact bf16 tensor [b, s_q * topk, 1, 576] with PyTorch ops, and the
-   indices become positions in it (-1 where the id is invalid or past
-   topk_length). INTERIM: the kernels do not read FP8 yet; this step is
-   measured beside them (bench/results/2026-12-04/NOTES-decode.md);
-2. with one chunk a row (schedule.splits == 1), the prefill seesaw kernel
-   on those rows, which writes out and lse directly; else the split
-   kernel seesaw_decode (partials o_acc, lse_acc) and the combine kernel
-   combine (out, lse, attn_sink).
+1. with one chunk a row (schedule.splits == 1), the prefill kernel
+   seesaw_fp8, which gathers the rows from the FP8 cache by their global
+   ids, dequantizing them into its bf16 tiles (tle.gather_rows_fp8), and
+   writes out and lse directly;
+2. else the split kernel seesaw_decode_fp8 (the same gather; partials
+   o_acc, lse_acc) and the combine kernel combine (out, lse, attn_sink).
+
+SparseMLADecode.kernels runs the bf16 kernels (seesaw, seesaw_decode) on
+rows dequantized beforehand by compact_rows, for the benchmark's
+kernels-alone comparison.
 
 The schedule depends on shapes only (schedule.py), so nothing in a call
 waits for the GPU and a call can be captured in a CUDA graph once it has
@@ -38,11 +39,13 @@ from .variants import D_QK, D_V, VARIANTS, Variant
 _BF16, _F32, _I32, _U8 = torch.bfloat16, torch.float32, torch.int32, torch.uint8
 # The compiled decode kernels (python/tle/sparse_mla/decode_kernels.json).
 SPLIT = Variant("seesaw_decode", D_QK, BLOCK_H, 64)
+SPLIT_FP8 = Variant("seesaw_decode_fp8", D_QK, BLOCK_H, 64, kv_format="v32")
 COMBINE = Variant("combine", D_QK, BLOCK_H, 64)
 # Heads a CTA of the combine kernel takes (kernels/sparse_mla/combine.mlir).
 COMBINE_H = 16
 # The prefill kernel that runs rows of one chunk.
 _PREFILL = SparseMLA([v for v in VARIANTS if v.name == "seesaw"])
+_PREFILL_FP8 = SparseMLA([v for v in VARIANTS if v.name == "seesaw_fp8"])
 _Tensor = torch.Tensor
 _compiling = getattr(getattr(torch, "compiler", None), "is_compiling", None) or (
     lambda: False)
@@ -106,7 +109,7 @@ def check_decode(q, k_cache, indices, topk_length=None, attn_sink=None):
 
 
 def compact_rows(k_cache, indices, topk_length=None):
-    """The interim FP8 path: the rows every id touches, dequantized to bf16
+    """The bf16 kernels' input: the rows every id touches, dequantized to bf16
     [b, s_q * topk, 1, 576], and the ids as positions in them [b, s_q, 1,
     topk] int32 (-1 where the id is < 0, past the cache or past
     topk_length). PyTorch ops only, no host sync."""
@@ -143,9 +146,11 @@ def dequantize_tokens(k_cache, ids):
 
 
 class _SplitCall:
-    """The two kernels' plans of one signature (schedule.splits > 1)."""
+    """The two kernels' plans of one signature (schedule.splits > 1): on
+    the FP8 cache and global ids (kv and ids given), or on bf16 rows
+    (compact_rows)."""
 
-    def __init__(self, decode, shape, schedule, device, sm_scale):
+    def __init__(self, decode, shape, schedule, device, sm_scale, kv=None, ids=None):
         b, s_q, h_q, topk = shape
         splits = schedule.splits
         index = device.index
@@ -158,17 +163,19 @@ class _SplitCall:
         sink, length, _ = _NEUTRAL.get(device, h_q, b * s_q)
         self.sink, self.length = sink, length
         self.scale_bits = rt.f32_bits(sm_scale)
-        kv = _empty((b, s_q * topk, 1, D_QK), _contiguous((b, s_q * topk, 1, D_QK)),
-                    dtype=_BF16, device=device)
-        local = _empty((b, s_q, 1, topk), _contiguous((b, s_q, 1, topk)), dtype=_I32,
-                       device=device)
+        fp8 = kv is not None
+        if not fp8:
+            kv = _empty((b, s_q * topk, 1, D_QK), _contiguous((b, s_q * topk, 1, D_QK)),
+                        dtype=_BF16, device=device)
+            ids = _empty((b, s_q, 1, topk), _contiguous((b, s_q, 1, topk)), dtype=_I32,
+                         device=device)
         q = _empty((b, s_q, h_q, D_QK), _contiguous((b, s_q, h_q, D_QK)), dtype=_BF16,
                    device=device)
         o_acc, lse_acc, out, lse = self.buffers()
-        split = decode.kernel(SPLIT, index)
+        split = decode.kernel(SPLIT_FP8 if fp8 else SPLIT, index)
         combine = decode.kernel(COMBINE, index)
         self.split_plan = split.plan((schedule.ctas, 1, 1), [
-            q, kv, local, o_acc, lse_acc, float(sm_scale), length[:b * s_q]])
+            q, kv, ids, o_acc, lse_acc, float(sm_scale), length[:b * s_q]])
         self.combine_plan = combine.plan((h_q // COMBINE_H, s_q, b), [
             o_acc, lse_acc, sink[:h_q], out, lse])
         self.split_launch = self.split_plan.launcher()
@@ -179,14 +186,15 @@ class _SplitCall:
                      for s, dtype in ((self.o_acc_shape, _F32), (self.lse_acc_shape, _F32),
                                       (self.out_shape, _BF16), (self.lse_shape, _F32)))
 
-    def __call__(self, q, kv, local, attn_sink):
+    def __call__(self, q, kv, local, attn_sink, lengths=None):
         o_acc, lse_acc, out, lse = self.buffers()
         if q.data_ptr() % 16:
             _fail("q must start at a 16-byte boundary")
         stream = rt.current_stream(self.index)
+        length = self.length if lengths is None else lengths
         code = self.split_launch(stream, (
             q.data_ptr(), kv.data_ptr(), local.data_ptr(), o_acc.data_ptr(),
-            lse_acc.data_ptr(), self.scale_bits, self.length.data_ptr()))
+            lse_acc.data_ptr(), self.scale_bits, length.data_ptr()))
         if code:
             self.split_plan.raise_for(code)
         sink = self.sink if attn_sink is None else attn_sink
@@ -223,8 +231,32 @@ class SparseMLADecode:
         if b == 0 or s_q == 0:
             return (q.new_empty((b, s_q, h_q, D_V)),
                     q.new_empty((b, h_q, s_q), dtype=_F32))
-        kv, local = compact_rows(k_cache, indices, topk_length)
-        return self.kernels(q, kv, local, attn_sink, sm_scale, splits)
+        ids = indices.unsqueeze(2)                              # [b, s_q, 1, topk]
+        if ids.data_ptr() % 16:
+            _fail("indices must start at a 16-byte boundary")
+        # One length a query row: the prefill kernel's topk_length.
+        lengths = None if topk_length is None else \
+            topk_length.view(b, 1).expand(b, s_q).contiguous()
+        if splits == 1:
+            out, _, lse = _PREFILL_FP8(q, k_cache, ids, sm_scale, D_V, attn_sink, lengths,
+                                       kv_format="v32")
+            return out, lse.transpose(1, 2).contiguous()
+        _check_strides("q", q)
+        _check_strides("indices", ids)
+        key = ("v32", q.shape, q.stride(), q.device.index, topk, splits, sm_scale,
+               k_cache.shape, k_cache.stride(), ids.stride())
+        call = self._calls.get(key)
+        if call is None:
+            call = _SplitCall(self, shape, self._schedule(b, s_q, h_q, topk, splits, q),
+                              q.device, sm_scale, kv=k_cache, ids=ids)
+            self._calls[key] = call
+        return call(q, k_cache, ids, attn_sink,
+                    None if lengths is None else lengths.view(-1))
+
+    def _schedule(self, b, s_q, h_q, topk, splits, q):
+        return Schedule(b, s_q, h_q, topk, 0, splits,
+                        max(1, min(b * s_q * h_q // BLOCK_H * splits,
+                                   _device(q.device.index).multiprocessors)))
 
     def kernels(self, q, kv, local, attn_sink, sm_scale, splits):
         """The kernels alone, on the rows compact_rows gives (q checked)."""
@@ -238,10 +270,8 @@ class SparseMLADecode:
         key = (q.shape, q.stride(), q.device.index, topk, splits, sm_scale)
         call = self._calls.get(key)
         if call is None:
-            schedule = Schedule(b, s_q, h_q, topk, 0, splits,
-                                max(1, min(b * s_q * h_q // BLOCK_H * splits,
-                                           _device(q.device.index).multiprocessors)))
-            call = _SplitCall(self, shape, schedule, q.device, sm_scale)
+            call = _SplitCall(self, shape, self._schedule(b, s_q, h_q, topk, splits, q),
+                              q.device, sm_scale)
             self._calls[key] = call
         return call(q, kv, local, attn_sink)
 

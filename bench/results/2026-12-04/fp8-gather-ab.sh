@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # A/B of the FP8 gather's rows in flight (1: the wheel, 2, 4: cubins swapped in).
 set -u
 cd "$(dirname "$0")/../.."

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The session's GPU run: GPU tests, sanitizers on decode, decode bench.
 set -u
 cd "$(dirname "$0")/../.."

@@ -178,19 +178,6 @@ def test_compact_rows_are_the_dequantized_tokens():
                     assert p == -1
 
 
-def test_dequantized_tokens_are_bitwise_dequantize_rows():
-    """The interim path's five-pass dequantization gives kv_cache's values
-    bit for bit, over scales from 2^-14 to 2^3."""
-    torch.manual_seed(4)
-    kv = (torch.randn(5, 64, 1, 576) * torch.logspace(-4, 3, 576)).to(BF16)
-    cache = kv_cache.quantize(kv, "v32")
-    ids = torch.randint(0, 5 * 64, (999,))
-    from tle.sparse_mla.decode import dequantize_tokens
-    got = dequantize_tokens(cache, ids)
-    assert torch.equal(got.view(torch.int16), kv_cache.dequantize_rows(cache, ids).view(
-        torch.int16))
-
-
 def test_reference_on_empty_rows_and_sinks():
     """The fp32 reference: a row without a valid id gives out 0 and lse
     +inf; topk_length 0 is such a row; a sink of +inf zeroes the output and

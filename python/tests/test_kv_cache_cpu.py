@@ -61,15 +61,35 @@ def test_model1_blocks_are_padded_to_576_bytes_and_hold_their_scales_behind():
 
 
 @pytest.mark.parametrize("name", ["v32", "model1"])
-def test_rows_by_global_id_match_the_whole_cache(name):
+def test_rows_are_e4m3_times_their_tile_scale_bit_for_bit(name):
+    """dequantize_rows against the format read byte by byte here: each
+    e4m3 value times its tile's scale, rounded once to bf16, and the RoPE
+    bytes as bf16, over scales from 2^-14 to 2^3."""
     fmt = K.layout(name)
-    torch.manual_seed(2)
-    kv = torch.randn(5, 64, 1, fmt.d_qk).to(torch.bfloat16)
+    torch.manual_seed(4)
+    kv = (torch.randn(5, 64, 1, fmt.d_qk) *
+          torch.logspace(-4, 3, fmt.d_qk)).to(torch.bfloat16)
     cache = K.quantize(kv, name)
-    ids = torch.tensor([[0, 63, 64, 319], [200, 5, 5, 128]])
-    rows = K.dequantize_rows(cache, ids, name)
-    assert rows.shape == (2, 4, fmt.d_qk)
-    assert torch.equal(rows, K.dequantize(cache, name)[ids, 0])
+    ids = torch.randint(0, 5 * 64, (99,))
+    flat = cache.as_strided((5, 65 * (656 if name == "v32" else 576)),
+                            (cache.stride(0), 1))
+    want = []
+    for i in ids.tolist():
+        block, token = divmod(i, 64)
+        if name == "v32":
+            row = flat[block, token * 656:(token + 1) * 656]
+            values, rope = row[:512], row[528:]
+            scales = row[512:528].view(torch.float32)
+        else:
+            row = flat[block, token * 576:(token + 1) * 576]
+            values, rope = row[:448], row[448:]
+            tail = flat[block, 64 * 576 + token * 8:64 * 576 + token * 8 + 7]
+            scales = tail.view(torch.float8_e8m0fnu).float()
+        nope = values.view(torch.float8_e4m3fn).float().view(fmt.tiles, fmt.tile)
+        want.append(torch.cat([(nope * scales[:, None]).flatten().to(torch.bfloat16),
+                               rope.view(torch.bfloat16)]))
+    got = K.dequantize_rows(cache, ids, name)
+    assert torch.equal(got.view(torch.int16), torch.stack(want).view(torch.int16))
 
 
 def test_refusals_name_the_rule():

@@ -33,7 +33,7 @@ from .. import runtime as rt
 from . import kv_cache
 from .kernel import (_NEUTRAL, SparseMLA, _check_strides, _device, _empty, torch)
 from .kernel import _contiguous_strides as _contiguous
-from .schedule import BLOCK_H, MAX_SPLITS, Schedule, make_schedule
+from .schedule import BLOCK_H, MAX_SPLITS, make_schedule, split_schedule
 from .variants import D_QK, D_V, VARIANTS, Variant
 
 _BF16, _F32, _I32, _U8 = torch.bfloat16, torch.float32, torch.int32, torch.uint8
@@ -122,27 +122,8 @@ def compact_rows(k_cache, indices, topk_length=None):
     safe = torch.where(valid, indices, torch.zeros_like(indices)).view(-1).long()
     local = torch.arange(s_q * topk, device=indices.device, dtype=_I32).view(1, s_q, topk)
     local = torch.where(valid, local, torch.full_like(local, -1))
-    return dequantize_tokens(k_cache, safe).view(b, s_q * topk, 1, D_QK), local.view(
+    return kv_cache.dequantize_rows(k_cache, safe).view(b, s_q * topk, 1, D_QK), local.view(
         b, s_q, 1, topk)
-
-
-def dequantize_tokens(k_cache, ids):
-    """The bf16 rows [n, 576] of the tokens `ids` (n valid global ids, int64)
-    of a V3.2 cache: kv_cache.dequantize_rows' values (an e4m3 value times
-    its tile's power-of-two scale is exact in bf16), in five passes instead
-    of about twelve: the raw rows gathered once, e4m3 to bf16, the scale
-    multiply into the output's first 512 columns, the RoPE copy."""
-    fmt = kv_cache.V32
-    raw = k_cache.view(_U8)[:, :, 0]                           # [blocks, 64, 656]
-    rows = raw[ids // kv_cache.BLOCK, ids % kv_cache.BLOCK]    # [n, 656]
-    n = rows.shape[0]
-    nope = rows[:, :fmt.d_nope].view(torch.float8_e4m3fn).to(_BF16)
-    scale = rows[:, fmt.d_nope:fmt.d_nope + 16].view(_F32).to(_BF16)
-    out = torch.empty(n, D_QK, dtype=_BF16, device=rows.device)
-    torch.mul(nope.view(n, fmt.tiles, fmt.tile), scale.view(n, fmt.tiles, 1),
-              out=out[:, :fmt.d_nope].view(n, fmt.tiles, fmt.tile))
-    out[:, fmt.d_nope:].copy_(rows[:, fmt.d_nope + 16:].view(_BF16))
-    return out
 
 
 class _SplitCall:
@@ -254,9 +235,8 @@ class SparseMLADecode:
                     None if lengths is None else lengths.view(-1))
 
     def _schedule(self, b, s_q, h_q, topk, splits, q):
-        return Schedule(b, s_q, h_q, topk, 0, splits,
-                        max(1, min(b * s_q * h_q // BLOCK_H * splits,
-                                   _device(q.device.index).multiprocessors)))
+        return split_schedule(b, s_q, h_q, topk,
+                              _device(q.device.index).multiprocessors, splits)
 
     def kernels(self, q, kv, local, attn_sink, sm_scale, splits):
         """The kernels alone, on the rows compact_rows gives (q checked)."""

@@ -52,10 +52,18 @@ def _waves(items, multiprocessors):
     return -(-items // multiprocessors)
 
 
+def split_schedule(b, s_q, h_q, topk, multiprocessors, splits):
+    """The schedule of `splits` chunks a row: one CTA per work item, at most
+    one per multiprocessor (the split kernel is persistent)."""
+    items = b * s_q * (h_q // BLOCK_H) * splits
+    return Schedule(b, s_q, h_q, topk, multiprocessors, splits,
+                    max(1, min(items, max(multiprocessors, 1))))
+
+
 def cost(b, s_q, h_q, topk, multiprocessors, splits):
     """The modelled time of `splits` chunks a row, in pairs of tiles."""
     pairs = -(-topk // PAIR)
-    items = b * s_q * (h_q // BLOCK_H) * splits
+    items = split_schedule(b, s_q, h_q, topk, multiprocessors, splits).items
     chunk = -(-pairs // splits)
     combine = COMBINE_PAIRS if splits > 1 else 0.0
     return _waves(items, multiprocessors) * (chunk + ITEM_PAIRS) + combine
@@ -78,6 +86,4 @@ def make_schedule(b, s_q, h_q, topk, multiprocessors):
     if b and s_q and h_q and pairs and multiprocessors:
         candidates = range(1, min(pairs, MAX_SPLITS) + 1)
         best = min(candidates, key=lambda s: (cost(b, s_q, h_q, topk, multiprocessors, s), s))
-    items = b * s_q * (h_q // BLOCK_H) * best
-    ctas = max(1, min(items, max(multiprocessors, 1)))
-    return Schedule(b, s_q, h_q, topk, multiprocessors, best, ctas)
+    return split_schedule(b, s_q, h_q, topk, multiprocessors, best)

@@ -570,13 +570,20 @@ static LogicalResult verifyLaneIndices(Operation *op, RankedTensorType tensor,
          << ", got " << tensor;
 }
 
+/// The prefetch sizes of ld/cp.async's .L2::NB qualifier.
+static LogicalResult verifyL2Prefetch(Operation *op,
+                                      std::optional<uint64_t> prefetch) {
+  if (prefetch && *prefetch != 64 && *prefetch != 128 && *prefetch != 256)
+    return op->emitOpError("prefetches 64, 128 or 256 bytes into L2, not ")
+           << *prefetch;
+  return success();
+}
+
 LogicalResult GatherRowsOp::verify() {
   MemRefType source = getSource().getType();
   MemRefType dest = getDestination().getType();
-  if (std::optional<uint64_t> prefetch = getL2Prefetch();
-      prefetch && *prefetch != 64 && *prefetch != 128 && *prefetch != 256)
-    return emitOpError("prefetches 64, 128 or 256 bytes into L2, not ")
-           << *prefetch;
+  if (failed(verifyL2Prefetch(*this, getL2Prefetch())))
+    return failure();
   if (static_cast<bool>(getIndices()) == static_cast<bool>(getFirst()))
     return emitOpError("takes either rows(indices) or from first, not both "
                        "or neither");
@@ -629,10 +636,8 @@ LogicalResult GatherRowsFp8Op::verify() {
   namespace v32 = ::tle::kv_cache::v32;
   MemRefType cache = getCache().getType();
   MemRefType dest = getDestination().getType();
-  if (std::optional<uint64_t> prefetch = getL2Prefetch();
-      prefetch && *prefetch != 64 && *prefetch != 128 && *prefetch != 256)
-    return emitOpError("prefetches 64, 128 or 256 bytes into L2, not ")
-           << *prefetch;
+  if (failed(verifyL2Prefetch(*this, getL2Prefetch())))
+    return failure();
   if (isSharedMemorySpace(cache.getMemorySpace()) || cache.getRank() != 3 ||
       !cache.getElementType().isInteger(8) ||
       cache.getDimSize(1) != ::tle::kv_cache::kBlockTokens ||

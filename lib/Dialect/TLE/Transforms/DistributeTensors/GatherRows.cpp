@@ -366,9 +366,9 @@ struct GatherRowsOpLowering : OpConversionPattern<GatherRowsOp> {
   LogicalResult
   matchAndRewrite(GatherRowsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<int64_t> threads = getPartitionThreads(op);
+    FailureOr<int64_t> threads = requirePartitionThreads(op);
     if (failed(threads))
-      return op.emitOpError("must run in a partition of a tle.warp_specialize");
+      return failure();
     Location loc = op.getLoc();
     MemRefType destType = op.getDestination().getType();
     Gather g;

@@ -213,9 +213,9 @@ struct GatherRowsFp8OpLowering : OpConversionPattern<GatherRowsFp8Op> {
   LogicalResult
   matchAndRewrite(GatherRowsFp8Op op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    FailureOr<int64_t> threads = getPartitionThreads(op);
+    FailureOr<int64_t> threads = requirePartitionThreads(op);
     if (failed(threads))
-      return op.emitOpError("must run in a partition of a tle.warp_specialize");
+      return failure();
     OpBuilder &b = rewriter;
     Location loc = op.getLoc();
     auto index = [&](int64_t v) { return createIndex(b, loc, v); };

@@ -94,6 +94,9 @@ SmallVector<Value> emitBases(OpBuilder &b, Location loc, const ThreadMap &map);
 /// The threads of the partition that runs `op`, or failure outside a
 /// tle.warp_specialize.
 FailureOr<int64_t> getPartitionThreads(Operation *op);
+/// getPartitionThreads for an op that only runs in a partition (the
+/// gathers): outside one, an error on `op` says so.
+FailureOr<int64_t> requirePartitionThreads(Operation *op);
 
 //===----------------------------------------------------------------------===//
 // Addresses (Utility.cpp)

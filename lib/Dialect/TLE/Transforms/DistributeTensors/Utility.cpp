@@ -149,6 +149,13 @@ FailureOr<int64_t> distribute::getPartitionThreads(Operation *op) {
   return failure();
 }
 
+FailureOr<int64_t> distribute::requirePartitionThreads(Operation *op) {
+  FailureOr<int64_t> threads = getPartitionThreads(op);
+  if (failed(threads))
+    op->emitOpError("must run in a partition of a tle.warp_specialize");
+  return threads;
+}
+
 /// The aligned pointer plus the offset of the view's descriptor, which for
 /// a view of a swizzled tile counts row-major and is corrected to where
 /// the swizzled layout puts the view.

@@ -13,7 +13,9 @@ and all the math still runs (bench/probes/sparse_mla_memory_probe.py), which
 profiles the consumers' path without the gather's memory latency.
 SQ=n, SKV=n and TOPK=k in the environment change those sizes, e.g. TOPK=128
 (one pair of KV tiles per CTA) to see where the cost of each CTA goes, or
-SKV=8192 (every row in L2).
+SKV=8192 (every row in L2). KV_FORMAT=v32 quantizes kv into DeepSeek
+V3.2's FP8 cache (as `--kv-format v32` does) for the implementations that
+read it (tle_fp8, flashmla_dequant); the others get the dequantized rows.
 """
 
 import math
@@ -29,6 +31,7 @@ from tle.sparse_mla.inputs import make_inputs
 class _Options:
     flashmla_peer = None
     tle_kernel = None
+    kv_format = os.environ.get("KV_FORMAT", "bf16")
 
 
 def main(argv):
@@ -44,6 +47,10 @@ def main(argv):
     q, kv, idx = make_inputs(sq, skv, 128, topk, seed=7)
     if os.environ.get("IDS") == "invalid":
         idx = torch.full_like(idx, -1)
+    if options.kv_format == "v32":
+        q, kv, idx, cache = bench.fp8_inputs(skv, q, kv, idx)
+        if bench.kv_format_of(fn) == "v32":
+            kv = cache
     torch.cuda.synchronize()
     fn(q, kv, idx, 1 / math.sqrt(576))
     torch.cuda.synchronize()

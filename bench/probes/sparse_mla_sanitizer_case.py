@@ -8,7 +8,9 @@ reference, small enough for compute-sanitizer:
         --error-exitcode 9 python3 bench/probes/sparse_mla_sanitizer_case.py [VARIANT]
 
 With VARIANT (a name of tle.sparse_mla.VARIANTS) that variant alone
-runs, with q and kv of its d_qk.
+runs, with q and kv of its d_qk; a variant that reads the FP8 cache
+(seesaw_fp8) gets kv quantized (tle.sparse_mla.kv_cache) and the
+reference its dequantized rows.
 
 SQ=70 (140 items on 132 CTAs), SKV=8192, topk=256, H=128; 25% invalid ids
 of every kind, 5% rows without a valid id, attn_sink with +inf and -inf,
@@ -20,7 +22,7 @@ import sys
 
 import torch
 
-from tle.sparse_mla import reference
+from tle.sparse_mla import kv_cache, reference
 from tle.sparse_mla.inputs import make_inputs
 from tle.sparse_mla.kernel import SparseMLA
 from tle.sparse_mla.variants import VARIANTS, variant
@@ -38,8 +40,15 @@ def main(argv):
     length[0], length[1] = 0, 256
     scale = 1 / math.sqrt(d_qk)
     f = SparseMLA(chosen)
-    print("variant", f.variant_for(q, kv, idx, attn_sink=sink, topk_length=length).name)
-    out, max_logits, lse = f(q, kv, idx, scale, attn_sink=sink, topk_length=length)
+    kv_format = chosen[0].kv_format if argv else "bf16"
+    given = kv
+    if kv_format != "bf16":
+        given = kv_cache.quantize(kv.view(-1, kv_cache.BLOCK, 1, d_qk), kv_format)
+        kv = kv_cache.dequantize(given, kv_format)
+    print("variant", f.variant_for(q, given, idx, attn_sink=sink, topk_length=length,
+                                   kv_format=kv_format).name)
+    out, max_logits, lse = f(q, given, idx, scale, attn_sink=sink, topk_length=length,
+                             kv_format=kv_format)
     ref_out, ref_max, ref_lse = reference.sparse_mla_reference(
         q, kv, idx, scale, attn_sink=sink, topk_length=length)
     same_inf = (torch.equal(torch.isinf(lse), torch.isinf(ref_lse))

@@ -80,6 +80,17 @@ def fences(params):
     return (10 if params.kv_format == "v32" else 12) + 4 + (0 if params.split else 2)
 
 
+# The register split (each consumer warp group, the gather): FlashMLA's
+# 216/216/72 for the bf16 kernels, whose gather holds no row in registers.
+# The FP8 gather loads each row into registers to dequantize it, and with
+# 72 it keeps about three rows in flight and waits on them (long-scoreboard
+# stalls, bench/results/2026-12-04/NOTES.md); 200/200/104 is the most the
+# consumers give without spilling (192 spills) and runs the FP8 kernels
+# 1.07-1.25x faster than 216/216/72 (fp8-registers-ab.log).
+def registers(params):
+    return (200, 104) if params.kv_format == "v32" else (216, 72)
+
+
 class Buffer(NamedTuple):
     ssa: str
     name: str
@@ -189,6 +200,11 @@ class Kernel:
             d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512")
             + ("_decode" if self.params.split else "")
             + ("_fp8" if fp8 else ""), fences=fences(self.params),
+            consumer_registers=registers(self.params)[0],
+            gather_registers=registers(self.params)[1],
+            # The sync plan's registers column, 11 wide.
+            consumer_cell=f"{registers(self.params)[0]:<11}",
+            gather_cell=f"{registers(self.params)[1]:<11}",
             q_views=q_views, q_types=self.slot_types("q"),
             k0r_views="%v0r, %t0" if self.tail else "%v0r",
             k0r_types=self.slot_types("k0r"),

@@ -24,7 +24,7 @@
 // (tle.persistent: launched with one CTA per multiprocessor; any grid is
 // correct). KV tiles of 64 rows are taken in pairs K0, K1.
 //
-//   gather (one warp group, 72 registers) copies each item's Q and, per
+//   gather (one warp group, 104 registers) copies each item's Q and, per
 //     pair, the halves of both tiles, each into its own one-slot pipe, so
 //     that each half is refilled as soon as its last reader releases it,
 //     in the order K0 left, K1 right, K0 right, K1 left.
@@ -35,9 +35,10 @@
 //     with one fma per score instead of loading and comparing indices. It
 //     loads an item's first indices before its Q copies and every later
 //     pair's one pair ahead.
-//   wg0 (216 registers) computes S0 = Q K0^T and owns out[:, 0:256]; wg1
-//     (216) computes S1 = Q K1^T and owns out[:, 256:512]: FlashMLA's
-//     register split. wg0 hands its row maximum to wg1 (pipe m0), wg1
+//   wg0 (200 registers) computes S0 = Q K0^T and owns
+//     out[:, 0:256]; wg1 (200) computes S1 = Q K1^T and owns
+//     out[:, 256:512] (FlashMLA's roles; seesaw.py's registers() gives the
+//     split). wg0 hands its row maximum to wg1 (pipe m0), wg1
 //     merges it with its own and hands the pair's maximum back (pipe m01).
 //     Each multiplies its own P (from registers) with its V half, rescales
 //     and hands it to the other (P1 through pipe p1, P0 through pipe p0,
@@ -106,9 +107,9 @@
 // CHECK:sync plan for @sparse_mla_seesaw_fp8
 // CHECK-NEXT:partitions: 3 warp groups, 384 threads, 64512 of 64512 registers
 // CHECK-NEXT:  partition  warps  first warp  registers  named barrier
-// CHECK-NEXT:  wg0        4      0           216        1
-// CHECK-NEXT:  wg1        4      4           216        2
-// CHECK-NEXT:  gather     4      8           72         3
+// CHECK-NEXT:  wg0        4      0           200        1
+// CHECK-NEXT:  wg1        4      4           200        2
+// CHECK-NEXT:  gather     4      8           104        3
 // CHECK-NEXT:pipes:
 // CHECK-NEXT:  pipe   capacity  field  slot         bytes/slot
 // CHECK-NEXT:  q      1         q_l    64x256xbf16  32768
@@ -316,7 +317,7 @@ func.func @sparse_mla_seesaw_fp8(
   %s1_done = tle.token "s1_done" from "wg1" to "wg0"
 
   tle.warp_specialize
-  default "wg0" warps(4) registers(216) {
+  default "wg0" warps(4) registers(200) {
     %log2e = arith.constant 1.44269504 : f32
     %ln2 = arith.constant 0.693147182 : f32
     %scale2 = arith.mulf %sm_scale, %log2e : f32
@@ -577,7 +578,7 @@ func.func @sparse_mla_seesaw_fp8(
     }
     tle.warp_yield
   }
-  partition "wg1" warps(4) registers(216) {
+  partition "wg1" warps(4) registers(200) {
     %log2e = arith.constant 1.44269504 : f32
     %scale2 = arith.mulf %sm_scale, %log2e : f32
     %scale = tle.splat %scale2 : f32 -> tensor<64x64xf32, #acc>
@@ -769,7 +770,7 @@ func.func @sparse_mla_seesaw_fp8(
     }
     tle.warp_return
   }
-  partition "gather" warps(4) registers(72) {
+  partition "gather" warps(4) registers(104) {
     %skv_i32 = arith.index_cast %skv : index to i32
     %id_end = tle.splat %skv_i32 : i32 -> tensor<64xi32, #lanes>
     %zero_b = arith.constant dense<0.0> : tensor<64xf32, #lanes>

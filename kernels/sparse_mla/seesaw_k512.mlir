@@ -27,9 +27,10 @@
 //     with one fma per score instead of loading and comparing indices. It
 //     loads an item's first indices before its Q copies and every later
 //     pair's one pair ahead.
-//   wg0 (216 registers) computes S0 = Q K0^T and owns out[:, 0:256]; wg1
-//     (216) computes S1 = Q K1^T and owns out[:, 256:512]: FlashMLA's
-//     register split. wg0 hands its row maximum to wg1 (pipe m0), wg1
+//   wg0 (216 registers) computes S0 = Q K0^T and owns
+//     out[:, 0:256]; wg1 (216) computes S1 = Q K1^T and owns
+//     out[:, 256:512] (FlashMLA's roles; seesaw.py's registers() gives the
+//     split). wg0 hands its row maximum to wg1 (pipe m0), wg1
 //     merges it with its own and hands the pair's maximum back (pipe m01).
 //     Each multiplies its own P (from registers) with its V half, rescales
 //     and hands it to the other (P1 through pipe p1, P0 through pipe p0,

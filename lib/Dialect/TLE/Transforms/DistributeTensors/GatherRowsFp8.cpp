@@ -109,11 +109,15 @@ static SmallVector<Value> emitLoad(OpBuilder &b, Location loc,
   return loaded;
 }
 
-/// The four bf16x2 words of the fp8 pair in each half of `word`, times
-/// `scale`: e4m3x2 -> f16x2 (exact), -> f32, the product (exact: the scale
-/// is a power of two), -> bf16x2 (exact).
+/// The two bf16x2 words of the fp8 pairs in the halves of `word`, times
+/// `scales` (the row's scale in both halves of a bf16x2): e4m3x2 -> f16x2,
+/// -> f32x2, -> bf16x2 (each exact), then one bf16x2 multiply. The format's
+/// scales are powers of two, so the product is exact; it is also what
+/// tle.sparse_mla.kv_cache.dequantize_rows computes for any scale (the
+/// scale rounded to bf16, one rounding of the product). A multiply per two
+/// values instead of one per value in f32 before the narrowing.
 static SmallVector<Value> emitDequantize(OpBuilder &b, Location loc, Value word,
-                                         Value scale) {
+                                         Value scales) {
   Type i32 = b.getI32Type();
   auto halves = LLVM::InlineAsmOp::create(
       b, loc, LLVM::LLVMStructType::getLiteral(b.getContext(), {i32, i32}),
@@ -126,22 +130,30 @@ static SmallVector<Value> emitDequantize(OpBuilder &b, Location loc, Value word,
   auto f16x2 = VectorType::get({2}, b.getF16Type());
   auto f32x2 = VectorType::get({2}, b.getF32Type());
   auto bf16x2 = VectorType::get({2}, b.getBF16Type());
-  Value scales = LLVM::UndefOp::create(b, loc, f32x2);
-  for (int64_t i = 0; i < 2; ++i)
-    scales = LLVM::InsertElementOp::create(
-        b, loc, scales, scale,
-        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(i)));
   SmallVector<Value> packed;
   for (int64_t h = 0; h < 2; ++h) {
     Value pair = LLVM::BitcastOp::create(
         b, loc, f16x2,
         LLVM::ExtractValueOp::create(b, loc, halves.getRes(), h));
     Value wide = LLVM::FPExtOp::create(b, loc, f32x2, pair);
-    Value scaled = LLVM::FMulOp::create(b, loc, wide, scales);
-    Value narrow = LLVM::FPTruncOp::create(b, loc, bf16x2, scaled);
-    packed.push_back(LLVM::BitcastOp::create(b, loc, i32, narrow));
+    Value narrow = LLVM::FPTruncOp::create(b, loc, bf16x2, wide);
+    Value scaled = LLVM::FMulOp::create(b, loc, narrow, scales);
+    packed.push_back(LLVM::BitcastOp::create(b, loc, i32, scaled));
   }
   return packed;
+}
+
+/// `scale` (f32) rounded to bf16, in both halves of a bf16x2.
+static Value emitBf16Splat(OpBuilder &b, Location loc, Value scale) {
+  Type i32 = b.getI32Type();
+  auto bf16x2 = VectorType::get({2}, b.getBF16Type());
+  Value narrow = LLVM::FPTruncOp::create(b, loc, b.getBF16Type(), scale);
+  Value splat = LLVM::UndefOp::create(b, loc, bf16x2);
+  for (int64_t i = 0; i < 2; ++i)
+    splat = LLVM::InsertElementOp::create(
+        b, loc, splat, narrow,
+        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(i)));
+  return splat;
 }
 
 /// A 16-byte generic store of four words to `dest` + `offset`.
@@ -316,9 +328,11 @@ struct GatherRowsFp8OpLowering : OpConversionPattern<GatherRowsFp8Op> {
         emitStore(b, loc, words, g.destBases[0], rowBytes);
         continue;
       }
-      Value scale = LLVM::BitcastOp::create(
-          b, loc, b.getF32Type(),
-          emitLoad(b, loc, g, at(g.scaleOffset), g.scaleConstant, valid, 1)[0]);
+      Value scale = emitBf16Splat(
+          b, loc,
+          LLVM::BitcastOp::create(b, loc, b.getF32Type(),
+                                  emitLoad(b, loc, g, at(g.scaleOffset),
+                                           g.scaleConstant, valid, 1)[0]));
       for (int64_t unit = 0; unit < 2; ++unit) {
         SmallVector<Value> out;
         for (int64_t w = 0; w < 2; ++w)

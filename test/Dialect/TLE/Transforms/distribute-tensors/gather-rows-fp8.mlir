@@ -9,8 +9,10 @@
 // (block * block stride + offset * token stride), a predicated 16-byte
 // ld.global.nc of the fp8 bytes and a 4-byte one of the scale (the
 // window's start, 256, in their immediates: 256 and 512 + 2 * 4), e4m3x2
-// -> f16x2 -> f32, times the scale, -> bf16, and two 16-byte generic
-// stores, one per swizzled destination unit, rows 8 apart 1024 B apart.
+// -> f16x2 -> f32 -> bf16x2, times the scale (f32 rounded to bf16, in
+// both halves: one bf16x2 multiply per two values), and two 16-byte
+// generic stores, one per swizzled destination unit, rows 8 apart 1024 B
+// apart.
 // CHECK-LABEL: func.func @gather_rows_fp8_half
 // CHECK: %{{.*}}, %{{.*}}, %[[SIZES:.*]]:3, %[[STRIDES:.*]]:3 = memref.extract_strided_metadata
 // CHECK: %[[TOKENS:.*]] = arith.muli %[[SIZES]]#0, %c64{{.*}} : index
@@ -28,10 +30,13 @@
 // CHECK: arith.muli %{{.*}}, %[[STRIDES]]#1 : index
 // CHECK: llvm.inline_asm "{ .reg .pred p; setp.ne.b32 p, $4, 0; mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; @p ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.v4.b32 {$0, $1, $2, $3}, [$5+256], $6; }", "=r,=r,=r,=r,r,l,l"
 // CHECK: llvm.inline_asm "{ .reg .pred p; setp.ne.b32 p, $1, 0; mov.b32 $0, 0; @p ld.global.nc.L1::no_allocate.L2::cache_hint.L2::256B.b32 $0, [$2+520], $3; }", "=r,r,l,l"
+// CHECK: %[[SCALE:.*]] = llvm.fptrunc %{{.*}} : f32 to bf16
+// CHECK: %[[SPLAT0:.*]] = llvm.insertelement %[[SCALE]], %{{.*}} : vector<2xbf16>
+// CHECK: %[[SPLAT:.*]] = llvm.insertelement %[[SCALE]], %[[SPLAT0]]{{.*}} : vector<2xbf16>
 // CHECK: "{ .reg .b16 l, h; mov.b32 {l, h}, $2; cvt.rn.f16x2.e4m3x2 $0, l; cvt.rn.f16x2.e4m3x2 $1, h; }", "=r,=r,r"
 // CHECK: llvm.fpext %{{.*}} : vector<2xf16> to vector<2xf32>
-// CHECK-NEXT: llvm.fmul
-// CHECK-NEXT: llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-NEXT: %[[NARROW:.*]] = llvm.fptrunc %{{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK-NEXT: llvm.fmul %[[NARROW]], %[[SPLAT]] : vector<2xbf16>
 // CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xi32>, !llvm.ptr<3>
 // CHECK: %[[NEXT:.*]] = llvm.getelementptr %{{.*}}[1024] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NEXT: llvm.store %{{.*}}, %[[NEXT]] {alignment = 16 : i64}

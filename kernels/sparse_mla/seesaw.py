@@ -85,8 +85,8 @@ def fences(params):
 # The FP8 gather loads each row into registers to dequantize it, and with
 # 72 it keeps about three rows in flight and waits on them (long-scoreboard
 # stalls, bench/results/2026-12-04/NOTES.md); 200/200/104 is the most the
-# consumers give without spilling (192 spills) and runs the FP8 kernels
-# 1.07-1.25x faster than 216/216/72 (fp8-registers-ab.log).
+# consumers give without spilling (192 spills), and it ran the FP8
+# kernels faster than 216/216/72 and 208/208/88 (fp8-registers-ab.log there).
 def registers(params):
     return (200, 104) if params.kv_format == "v32" else (216, 72)
 
@@ -196,15 +196,14 @@ class Kernel:
         d = self.params.d_qk
         fp8 = self.params.kv_format == "v32"
         q_views = "%q_l, %q_r, %q_t" if self.tail else "%q_l, %q_r"
+        consumer, gather = registers(self.params)
         return dict(
             d=d, kernel_name="sparse_mla_seesaw" + ("" if self.tail else "_k512")
             + ("_decode" if self.params.split else "")
             + ("_fp8" if fp8 else ""), fences=fences(self.params),
-            consumer_registers=registers(self.params)[0],
-            gather_registers=registers(self.params)[1],
+            consumer_registers=consumer, gather_registers=gather,
             # The sync plan's registers column, 11 wide.
-            consumer_cell=f"{registers(self.params)[0]:<11}",
-            gather_cell=f"{registers(self.params)[1]:<11}",
+            consumer_cell=f"{consumer:<11}", gather_cell=f"{gather:<11}",
             q_views=q_views, q_types=self.slot_types("q"),
             k0r_views="%v0r, %t0" if self.tail else "%v0r",
             k0r_types=self.slot_types("k0r"),

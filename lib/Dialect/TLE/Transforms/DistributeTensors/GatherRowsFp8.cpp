@@ -143,30 +143,30 @@ static SmallVector<Value> emitDequantize(OpBuilder &b, Location loc, Value word,
   return packed;
 }
 
+/// The LLVM vector of `type` whose elements are `elements`.
+static Value emitVector(OpBuilder &b, Location loc, VectorType type,
+                        ArrayRef<Value> elements) {
+  Value vector = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, e] : llvm::enumerate(elements))
+    vector = LLVM::InsertElementOp::create(
+        b, loc, vector, e,
+        LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                 b.getI32IntegerAttr(static_cast<int32_t>(i))));
+  return vector;
+}
+
 /// `scale` (f32) rounded to bf16, in both halves of a bf16x2.
 static Value emitBf16Splat(OpBuilder &b, Location loc, Value scale) {
-  Type i32 = b.getI32Type();
-  auto bf16x2 = VectorType::get({2}, b.getBF16Type());
   Value narrow = LLVM::FPTruncOp::create(b, loc, b.getBF16Type(), scale);
-  Value splat = LLVM::UndefOp::create(b, loc, bf16x2);
-  for (int64_t i = 0; i < 2; ++i)
-    splat = LLVM::InsertElementOp::create(
-        b, loc, splat, narrow,
-        LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(i)));
-  return splat;
+  return emitVector(b, loc, VectorType::get({2}, b.getBF16Type()),
+                    {narrow, narrow});
 }
 
 /// A 16-byte generic store of four words to `dest` + `offset`.
 static void emitStore(OpBuilder &b, Location loc, ArrayRef<Value> words,
                       Value dest, int64_t offset) {
-  Type i32 = b.getI32Type();
-  auto type = VectorType::get({4}, i32);
-  Value vector = LLVM::UndefOp::create(b, loc, type);
-  for (auto [i, w] : llvm::enumerate(words))
-    vector = LLVM::InsertElementOp::create(
-        b, loc, vector, w,
-        LLVM::ConstantOp::create(b, loc, i32,
-                                 b.getI32IntegerAttr(static_cast<int32_t>(i))));
+  Value vector =
+      emitVector(b, loc, VectorType::get({4}, b.getI32Type()), words);
   Value ptr = dest;
   if (offset != 0)
     ptr = LLVM::GEPOp::create(

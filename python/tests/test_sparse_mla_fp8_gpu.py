@@ -74,6 +74,32 @@ def test_equals_the_bf16_kernel_on_the_dequantized_cache(heads):
         assert torch.equal(a, b)
 
 
+def test_every_code_and_scale_dequantizes_exactly():
+    """Every finite e4m3 code (subnormals included) at scales 2^-14 to
+    2^12, past the 2^7 where 2^120 times the scale leaves bf16's range:
+    the gather's tiles must be the dequantized rows bit for bit, so the
+    output equals the bf16 kernel's on them."""
+    s_kv, heads = 4096, 64
+    q, cache, _, idx = _case(256, s_kv, heads, 512, invalid_frac=0.05)
+    rows = cache[:, :, 0]                                   # [blocks, 64, 656]
+    codes = torch.arange(256, dtype=torch.uint8, device="cuda")
+    codes = codes[(codes != 0x7F) & (codes != 0xFF)]
+    token = torch.arange(s_kv, device="cuda").view(-1, 64, 1)
+    col = torch.arange(512, device="cuda").view(1, 1, -1)
+    pattern = codes[(token * 37 + col) % codes.numel()]
+    rows[..., :512] = pattern.to(torch.uint8)
+    exps = torch.arange(-14, 13, device="cuda", dtype=torch.float32)
+    tile = torch.arange(4, device="cuda").view(1, 1, -1)
+    scales = torch.exp2(exps[(token * 5 + tile * 11) % exps.numel()])
+    rows[..., 512:528] = scales.view(torch.uint8)
+    deq = kv_cache.dequantize(cache, "v32")
+    assert torch.isfinite(deq.float()).all()
+    fp8 = tle.sparse_mla_fwd(q, cache, idx, 1 / 24, kv_format="v32")
+    bf16 = SparseMLA([variant("seesaw")])(q, deq, idx, 1 / 24)
+    for a, b in zip(fp8, bf16):
+        assert torch.equal(a, b)
+
+
 def test_attn_sink():
     q, cache, deq, idx = _case(256, 4096, 128, 1024, invalid_frac=0.1, empty_frac=0.02)
     sink = torch.randn(128, device="cuda")

@@ -76,9 +76,9 @@ def test_equals_the_bf16_kernel_on_the_dequantized_cache(heads):
 
 def test_every_code_and_scale_dequantizes_exactly():
     """Every finite e4m3 code (subnormals included) at scales 2^-14 to
-    2^12, past the 2^7 where 2^120 times the scale leaves bf16's range:
-    the gather's tiles must be the dequantized rows bit for bit, so the
-    output equals the bf16 kernel's on them."""
+    2^12 (past 2^7, where a gather that folds 2^120 into the scale would
+    leave bf16's range): the gather's tiles must be the dequantized rows
+    bit for bit, so the output equals the bf16 kernel's on them."""
     s_kv, heads = 4096, 64
     q, cache, _, idx = _case(256, s_kv, heads, 512, invalid_frac=0.05)
     rows = cache[:, :, 0]                                   # [blocks, 64, 656]
